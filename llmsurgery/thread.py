@@ -6,15 +6,15 @@ Docs: https://llmsurgery.github.io/llmsurgery/thread.html.md"""
 
 # %% auto #0
 __all__ = ['CHAIN_TYPES', 'rec_role', 'block_txt', 'rec_txt', 'is_chain', 'conv_recs', 'ThreadError', 'sess_thread',
-           'sess_history']
+           'sess_history', 'fmt_recs', 'api_msgs', 'sent_msgs']
 
-# %% ../nbs/01_thread.ipynb #82762341
+# %% ../nbs/01_thread.ipynb #a1e7341e
+import json
 from fastcore.basics import first, AttrDict
 from fastcore.foundation import L
-import re
 from .core import *
 
-# %% ../nbs/01_thread.ipynb #2370b519
+# %% ../nbs/01_thread.ipynb #823ad929
 def _blocks(rec):
     c = (rec.get('message') or {}).get('content')
     return c if isinstance(c, list) else []
@@ -25,7 +25,7 @@ def rec_role(rec) -> str:
     if t == 'user' and any(isinstance(b, dict) and b.get('type') == 'tool_result' for b in _blocks(rec)): return 'tool'
     return t or '?'
 
-# %% ../nbs/01_thread.ipynb #b0249ed3
+# %% ../nbs/01_thread.ipynb #e5a2c50e
 def _short(o, mx):
     s = o if isinstance(o, str) else json.dumps(o, ensure_ascii=False)
     return s if mx is None or len(s) <= mx else s[:mx] + f'… [{len(s)-mx:,} more chars]'
@@ -56,7 +56,7 @@ def rec_txt(rec, mx=None) -> str:
     if isinstance(rec.get('content'), str): return _short(rec['content'], mx)
     return ''
 
-# %% ../nbs/01_thread.ipynb #ed6cfb58
+# %% ../nbs/01_thread.ipynb #4af2ec72
 CHAIN_TYPES = {'user', 'assistant', 'attachment', 'system', 'progress'}
 
 def is_chain(rec, sidechain=False) -> bool:
@@ -68,7 +68,7 @@ def conv_recs(recs, sidechain=False) -> L:
     "The records of `recs` that carry conversation, in file order"
     return L(recs).filter(is_chain, sidechain=sidechain)
 
-# %% ../nbs/01_thread.ipynb #29eb5000
+# %% ../nbs/01_thread.ipynb #e4b941e8
 class ThreadError(ValueError): "A transcript whose `parentUuid` links cannot be walked (a cycle)"
 
 class _Chain:
@@ -76,6 +76,7 @@ class _Chain:
     def __init__(self, recs, sidechain=False):
         self.recs = conv_recs(recs, sidechain)
         self.by_id = {r['uuid']: r for r in self.recs}
+        self.pos = {r['uuid']: i for i,r in enumerate(self.recs)}
         self.par, prev = {}, None
         for r in self.recs:  # rule 2: unknown parents bridge to the record before, null is a root
             p = r.get('parentUuid')
@@ -117,32 +118,31 @@ class _Chain:
             u = self.par.get(u)
         return out[::-1]
 
-# %% ../nbs/01_thread.ipynb #4f7d47e7
+# %% ../nbs/01_thread.ipynb #ce951cf6
 def _msg_id(r): return (r.get('message') or {}).get('id') if r.get('type') == 'assistant' else None
 
 def _tool_ids(r, kind, key):
     return [b.get(key) for b in _blocks(r) if isinstance(b, dict) and b.get('type') == kind]
 
 def _add_parallel_results(chain, uuids):
+    "`uuids` with each assistant message whole: all its records, then all their tool results, in file order"
     ch, out, i = chain.children(), [], 0
     while i < len(uuids):
-        r = chain.by_id[uuids[i]]
-        mid = _msg_id(r)
-        if mid is None: out.append(uuids[i]); i += 1; continue
-        j = i
-        while j < len(uuids) and _msg_id(chain.by_id[uuids[j]]) == mid: j += 1
-        run = uuids[i:j]; out += run
-        order = {t: k for k, t in enumerate(t for u in run for t in _tool_ids(chain.by_id[u], 'tool_use', 'id'))}
-        res = [c for u in run for c in ch.get(u, []) if rec_role(chain.by_id[c]) == 'tool' and c not in run]
-        if len(res) > 1 and order:
-            res.sort(key=lambda c: min((order.get(t, len(order)) for t in _tool_ids(chain.by_id[c], 'tool_result', 'tool_use_id')), default=len(order)))
-            k = j  # the walked result(s) right after the run are replaced by the full, ordered set
-            while k < len(uuids) and uuids[k] in res: k += 1
-            out += res; i = k
-        else: i = j
+        mid = _msg_id(chain.by_id[uuids[i]])
+        j = i+1
+        while mid is not None and j < len(uuids) and _msg_id(chain.by_id[uuids[j]]) == mid: j += 1
+        if mid is None: out.append(uuids[i]); i = j; continue
+        group, todo = set(uuids[i:j]), list(uuids[i:j])
+        while todo:  # records of the same message on side branches
+            for c in ch.get(todo.pop(), []):
+                if c not in group and _msg_id(chain.by_id[c]) == mid: group.add(c); todo.append(c)
+        res = {c for u in group for c in ch.get(u, []) if rec_role(chain.by_id[c]) == 'tool'}
+        out += sorted(group, key=chain.pos.__getitem__) + sorted(res, key=chain.pos.__getitem__)
+        i = j
+        while i < len(uuids) and uuids[i] in res: i += 1  # the result(s) the walk came through
     return out
 
-# %% ../nbs/01_thread.ipynb #deac5478
+# %% ../nbs/01_thread.ipynb #7072d6eb
 def _last_leaf_uuid(recs):
     return first(r.get('leafUuid') for r in reversed(recs) if r.get('type') == 'last-prompt')
 
@@ -154,7 +154,7 @@ def sess_thread(recs, leaf=None) -> L:
     if leaf is None: return L()
     return L(_add_parallel_results(chain, chain.walk(leaf))).map(chain.by_id.__getitem__)
 
-# %% ../nbs/01_thread.ipynb #38f5118d
+# %% ../nbs/01_thread.ipynb #f8a92066
 def sess_history(recs) -> L:
     "The whole logical conversation across compactions: `sess_thread`, continued through each boundary's `logicalParentUuid`"
     recs = L(recs)
@@ -168,3 +168,70 @@ def sess_history(recs) -> L:
         u = chain.by_id[part[0]].get('logicalParentUuid') if part else None
         if u not in chain.by_id: u = None
     return L(res).map(chain.by_id.__getitem__)
+
+# %% ../nbs/01_thread.ipynb #8fe92c9c
+def _when(r): return (r.get('timestamp') or '')[:19].replace('T', ' ')
+
+def fmt_recs(recs, mx=500, attachments=False) -> str:
+    "Records `recs` as a readable conversation, strings cut at `mx` characters (`None`: never)"
+    names = {b.get('id'): b.get('name') for r in recs for b in _blocks(r) if isinstance(b, dict) and b.get('type') == 'tool_use'}
+    out, prev = [], None
+    for r in recs:
+        role = rec_role(r)
+        if role == 'attachment' and not attachments: continue
+        key = _msg_id(r) or r.get('uuid') or id(r)
+        if key != prev:
+            hdr = [role]
+            if role == 'assistant': hdr.append((r.get('message') or {}).get('model') or '')
+            if role == 'tool': hdr.append(', '.join(names.get(t) or '?' for t in _tool_ids(r, 'tool_result', 'tool_use_id')))
+            if role == 'system': hdr.append(r.get('subtype') or '')
+            hdr.append(_when(r))
+            out.append('\n── ' + ' · '.join(filter(None, hdr)))
+        prev = key
+        out.append(rec_txt(r, mx))
+    return '\n'.join(out).strip()
+
+# %% ../nbs/01_thread.ipynb #89d6f427
+def api_msgs(recs) -> list:
+    "The Anthropic `messages` Claude Code sends for the records `recs` of a thread, without attachment reminders"
+    out, prev = [], None
+    for r in recs:
+        t = r.get('type')
+        if t not in ('user', 'assistant') or not isinstance(r.get('message'), dict): continue
+        c = r['message'].get('content')
+        blocks = [{'type': 'text', 'text': c}] if isinstance(c, str) else [dict(b) for b in c or []]
+        mid = _msg_id(r)
+        if out and out[-1]['role'] == t and (t == 'user' or mid == prev): out[-1]['content'] += blocks
+        else: out.append({'role': t, 'content': blocks})
+        prev = mid
+    return out
+
+# %% ../nbs/01_thread.ipynb #d07f8fd9
+def _is_reminder(s): return isinstance(s, str) and s.lstrip().startswith('<system-reminder>')
+
+def _clean_block(b):
+    b = {k: v for k, v in b.items() if k != 'cache_control'}
+    if b.get('type') == 'text': b['text'] = b['text'].rstrip()
+    if b.get('type') == 'tool_result':
+        c = b.get('content')
+        if isinstance(c, str):
+            i = c.find('\n\n<system-reminder>')
+            b['content'] = (c[:i] if i >= 0 else c).rstrip()
+        elif isinstance(c, list): b['content'] = [_clean_block(o) for o in c if not (o.get('type') == 'text' and _is_reminder(o.get('text')))]
+    return b
+
+def _unwrap_notification(b):
+    "A background task's notification, which Claude Code sends inside a reminder with a warning preamble, unwrapped"
+    t = b.get('text', '')
+    i, j = t.find('<task-notification>'), t.rfind('</task-notification>')
+    return {**b, 'text': t[i:j+len('</task-notification>')]} if _is_reminder(t) and 0 <= i < j else b
+
+def sent_msgs(msgs) -> list:
+    "Anthropic `msgs` without `<system-reminder>` blocks, `cache_control` or trailing whitespace, for comparing"
+    out = []
+    for m in msgs:
+        c = m['content']
+        bs = [_clean_block(b) for b in map(_unwrap_notification, [{'type': 'text', 'text': c}] if isinstance(c, str) else c)
+              if not (b.get('type') == 'text' and _is_reminder(b.get('text')))]
+        if bs: out.append({'role': m['role'], 'content': bs})
+    return out
