@@ -8,13 +8,13 @@ Docs: https://llmsurgery.github.io/llmsurgery/thread.html.md"""
 __all__ = ['CHAIN_TYPES', 'rec_role', 'block_txt', 'rec_txt', 'is_chain', 'conv_recs', 'ThreadError', 'sess_thread',
            'sess_history', 'fmt_recs', 'api_msgs', 'sent_msgs']
 
-# %% ../nbs/01_thread.ipynb #a1e7341e
+# %% ../nbs/01_thread.ipynb #b6d2153c
 import json
 from fastcore.basics import first, AttrDict
 from fastcore.foundation import L
 from .core import *
 
-# %% ../nbs/01_thread.ipynb #823ad929
+# %% ../nbs/01_thread.ipynb #08e62896
 def _blocks(rec):
     c = (rec.get('message') or {}).get('content')
     return c if isinstance(c, list) else []
@@ -25,7 +25,7 @@ def rec_role(rec) -> str:
     if t == 'user' and any(isinstance(b, dict) and b.get('type') == 'tool_result' for b in _blocks(rec)): return 'tool'
     return t or '?'
 
-# %% ../nbs/01_thread.ipynb #e5a2c50e
+# %% ../nbs/01_thread.ipynb #a49a54d2
 def _short(o, mx):
     s = o if isinstance(o, str) else json.dumps(o, ensure_ascii=False)
     return s if mx is None or len(s) <= mx else s[:mx] + f'… [{len(s)-mx:,} more chars]'
@@ -56,7 +56,7 @@ def rec_txt(rec, mx=None) -> str:
     if isinstance(rec.get('content'), str): return _short(rec['content'], mx)
     return ''
 
-# %% ../nbs/01_thread.ipynb #4af2ec72
+# %% ../nbs/01_thread.ipynb #4865799e
 CHAIN_TYPES = {'user', 'assistant', 'attachment', 'system', 'progress'}
 
 def is_chain(rec, sidechain=False) -> bool:
@@ -68,7 +68,7 @@ def conv_recs(recs, sidechain=False) -> L:
     "The records of `recs` that carry conversation, in file order"
     return L(recs).filter(is_chain, sidechain=sidechain)
 
-# %% ../nbs/01_thread.ipynb #e4b941e8
+# %% ../nbs/01_thread.ipynb #baf0ed9b
 class ThreadError(ValueError): "A transcript whose `parentUuid` links cannot be walked (a cycle)"
 
 class _Chain:
@@ -96,18 +96,19 @@ class _Chain:
             if p is not None: ch.setdefault(p, []).append(u)
         return ch
 
-    def leaf(self, leaf_uuid=None):
-        "Last leaf in file order, among the descendants of `leaf_uuid` when it is in the file"
+    def leaf(self):
+        "The chain record that comes last in the file among those that are no record's parent"
         ch = self.children()
         leaves = [r['uuid'] for r in self.recs if r['uuid'] not in ch]
-        if leaf_uuid in self.by_id:
-            below, todo = {leaf_uuid}, [leaf_uuid]
-            while todo:
-                for c in ch.get(todo.pop(), []):
-                    if c not in below: below.add(c); todo.append(c)
-            if (l := first(u for u in reversed(leaves) if u in below)): return l
         if self.recs and not leaves: raise ThreadError('every record is another one\'s parent: a parentUuid cycle')
         return leaves[-1] if leaves else None
+
+    def path(self, leaf_uuid=None):
+        "Uuids from the root to the conversation's end: the last leaf, or `leaf_uuid` when the last leaf is not below it"
+        last = self.leaf()
+        if last is None: return []
+        p = self.walk(last)
+        return self.walk(leaf_uuid) if leaf_uuid in self.by_id and leaf_uuid not in p else p
 
     def walk(self, leaf):
         "Uuids from the root down to `leaf`"
@@ -118,7 +119,7 @@ class _Chain:
             u = self.par.get(u)
         return out[::-1]
 
-# %% ../nbs/01_thread.ipynb #ce951cf6
+# %% ../nbs/01_thread.ipynb #a8cfcc6c
 def _msg_id(r): return (r.get('message') or {}).get('id') if r.get('type') == 'assistant' else None
 
 def _tool_ids(r, kind, key):
@@ -142,7 +143,7 @@ def _add_parallel_results(chain, uuids):
         while i < len(uuids) and uuids[i] in res: i += 1  # the result(s) the walk came through
     return out
 
-# %% ../nbs/01_thread.ipynb #7072d6eb
+# %% ../nbs/01_thread.ipynb #7647a51c
 def _last_leaf_uuid(recs):
     return first(r.get('leafUuid') for r in reversed(recs) if r.get('type') == 'last-prompt')
 
@@ -150,26 +151,24 @@ def sess_thread(recs, leaf=None) -> L:
     "The records on the conversation Claude Code resumes from `recs`, root first (`leaf`: start from this uuid instead)"
     recs = L(recs)
     chain = _Chain(recs)
-    leaf = leaf or chain.leaf(_last_leaf_uuid(recs))
-    if leaf is None: return L()
-    return L(_add_parallel_results(chain, chain.walk(leaf))).map(chain.by_id.__getitem__)
+    path = chain.walk(leaf) if leaf else chain.path(_last_leaf_uuid(recs))
+    return L(_add_parallel_results(chain, path)).map(chain.by_id.__getitem__)
 
-# %% ../nbs/01_thread.ipynb #f8a92066
+# %% ../nbs/01_thread.ipynb #e9ef3151
 def sess_history(recs) -> L:
     "The whole logical conversation across compactions: `sess_thread`, continued through each boundary's `logicalParentUuid`"
     recs = L(recs)
-    chain, res = _Chain(recs), []
-    u = chain.leaf(_last_leaf_uuid(recs))
-    seen = set()
-    while u is not None:
-        part = [v for v in _add_parallel_results(chain, chain.walk(u)) if v not in seen]
+    chain, res, seen = _Chain(recs), [], set()
+    path = chain.path(_last_leaf_uuid(recs))
+    while path:
+        part = [v for v in _add_parallel_results(chain, path) if v not in seen]
         seen.update(part)
         res = part + res
         u = chain.by_id[part[0]].get('logicalParentUuid') if part else None
-        if u not in chain.by_id: u = None
+        path = chain.walk(u) if u in chain.by_id else []
     return L(res).map(chain.by_id.__getitem__)
 
-# %% ../nbs/01_thread.ipynb #8fe92c9c
+# %% ../nbs/01_thread.ipynb #fc061f5a
 def _when(r): return (r.get('timestamp') or '')[:19].replace('T', ' ')
 
 def fmt_recs(recs, mx=500, attachments=False) -> str:
@@ -191,7 +190,7 @@ def fmt_recs(recs, mx=500, attachments=False) -> str:
         out.append(rec_txt(r, mx))
     return '\n'.join(out).strip()
 
-# %% ../nbs/01_thread.ipynb #89d6f427
+# %% ../nbs/01_thread.ipynb #a17f963a
 def api_msgs(recs) -> list:
     "The Anthropic `messages` Claude Code sends for the records `recs` of a thread, without attachment reminders"
     out, prev = [], None
@@ -206,7 +205,7 @@ def api_msgs(recs) -> list:
         prev = mid
     return out
 
-# %% ../nbs/01_thread.ipynb #d07f8fd9
+# %% ../nbs/01_thread.ipynb #f17c50a4
 def _is_reminder(s): return isinstance(s, str) and s.lstrip().startswith('<system-reminder>')
 
 def _clean_block(b):
