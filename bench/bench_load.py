@@ -65,6 +65,9 @@ if __name__ == '__main__':
     size = path.stat().st_size
     n = sum(1 for _ in open(path, 'rb'))
     print(f'{path.name}: {size/1e6:.1f} MB, {n:,} records')
+    # memory first: a child process inherits the parent's peak RSS through exec, so measure while ours is small
+    mp = peak(f"import orjson\nr=[orjson.loads(l) for l in open({str(path)!r},'rb')]")
+    mo = peak(f"from llmsurgery.core import load_recs\nr=load_recs({str(path)!r})")
     base = t(lambda: plain(path), a.reps)
     ours = t(lambda: load_recs(path), a.reps)
     recs = load_recs(path)
@@ -72,7 +75,5 @@ if __name__ == '__main__':
     print(f'orjson, plain dicts : {base:.3f} s')
     print(f'load_recs           : {ours:.3f} s   ratio {ours/base:.2f}x  (target <= 1.3x)')
     print(f'sess_thread         : {thr:.3f} s   ({len(sess_thread(recs)):,} records on the thread; target < 0.2 s)')
-    mp = peak(f"from pathlib import Path; import orjson\nr=[orjson.loads(l) for l in open({str(path)!r},'rb')]")
-    mo = peak(f"from llmsurgery.core import load_recs\nr=load_recs({str(path)!r})")
     print(f'peak memory, orjson : {mp/1e6:.0f} MB = {mp/size:.2f}x file size')
     print(f'peak memory, ours   : {mo/1e6:.0f} MB = {mo/size:.2f}x file size  (target <= 3x)')

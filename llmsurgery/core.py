@@ -10,7 +10,7 @@ __all__ = ['MAX_SLUG', 'claude_dir', 'projects_dir', 'config_dir', 'js_hash', 'p
            'load_recs', 'load_sess', 'prompt_text', 'SessInfo', 'sess_info', 'ls_projects', 'ls_sess', 'agent_files',
            'agent_id', 'agent_meta', 'load_agents', 'fixture']
 
-# %% ../nbs/00_core.ipynb #d4eede8f
+# %% ../nbs/00_core.ipynb #7abe30ed
 import os, re, glob, unicodedata, warnings
 from array import array
 from contextlib import contextmanager
@@ -19,7 +19,7 @@ from fastcore.basics import AttrDict, first, store_attr
 from fastcore.foundation import L
 import orjson
 
-# %% ../nbs/00_core.ipynb #2c1603c2
+# %% ../nbs/00_core.ipynb #3996f94b
 def claude_dir() -> Path:
     "Claude Code's config folder: `$CLAUDE_CONFIG_DIR` when set, else `~/.claude` (read at each call)"
     d = os.environ.get('CLAUDE_CONFIG_DIR')
@@ -29,7 +29,7 @@ def projects_dir() -> Path:
     "The folder holding one sub-folder of transcripts per project"
     return claude_dir()/'projects'
 
-# %% ../nbs/00_core.ipynb #1e5d6d53
+# %% ../nbs/00_core.ipynb #93507db1
 @contextmanager
 def config_dir(path):
     "Point `$CLAUDE_CONFIG_DIR` at `path` inside a `with` block, restoring it afterwards"
@@ -40,7 +40,7 @@ def config_dir(path):
         if old is None: os.environ.pop('CLAUDE_CONFIG_DIR', None)
         else: os.environ['CLAUDE_CONFIG_DIR'] = old
 
-# %% ../nbs/00_core.ipynb #ff928ae2
+# %% ../nbs/00_core.ipynb #7c919969
 MAX_SLUG = 200
 _non_alnum = re.compile(r'[^a-zA-Z0-9]')
 
@@ -62,7 +62,7 @@ def proj_slug(path) -> str:
     s = _non_alnum.sub(lambda m: '-'*_utf16_len(m[0]), str(path))
     return s if len(s) <= MAX_SLUG else f'{s[:MAX_SLUG]}-{js_hash(str(path))}'
 
-# %% ../nbs/00_core.ipynb #a6a426d8
+# %% ../nbs/00_core.ipynb #81125b7b
 def resolve_cwd(cwd=None) -> str:
     "`cwd` (default: the current directory) as Claude Code records it: absolute, symlinks resolved, NFC"
     return unicodedata.normalize('NFC', os.path.realpath(os.path.expanduser(str(cwd or os.getcwd()))))
@@ -73,7 +73,7 @@ def sess_dir(cwd=None) -> Path:
     if d.exists() or len(d.name) <= MAX_SLUG: return d
     return first(projects_dir().glob(glob.escape(d.name[:MAX_SLUG]) + '-*')) or d
 
-# %% ../nbs/00_core.ipynb #0d8beb22
+# %% ../nbs/00_core.ipynb #b452b39d
 _uuid_re = re.compile(r'^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', re.I)
 
 def is_sid(s) -> bool:
@@ -85,7 +85,7 @@ def check_sid(sid) -> str:
     if not is_sid(sid): raise ValueError(f"Not a session id (a UUID like 9b2c0a1e-6f0d-4c4e-8a57-0d4b9e1f3a21): {sid!r}")
     return sid
 
-# %% ../nbs/00_core.ipynb #7df72db5
+# %% ../nbs/00_core.ipynb #eabcd0b3
 def sess_files(d) -> L:
     "The session transcripts (UUID-named, non-empty `.jsonl` files) in project folder `d`"
     res = L()
@@ -95,7 +95,7 @@ def sess_files(d) -> L:
         except OSError: pass  # removed while we looked
     return res
 
-# %% ../nbs/00_core.ipynb #97622cbd
+# %% ../nbs/00_core.ipynb #c43c0c82
 def _mtime(p):
     try: return p.stat().st_mtime
     except OSError: return 0
@@ -114,7 +114,7 @@ def sess_file(sid=None, cwd=None) -> Path:
     if p := first(projects_dir().glob(f'*/{sid}.jsonl')): return p
     raise FileNotFoundError(f"No transcript for session {sid} under {projects_dir()}")
 
-# %% ../nbs/00_core.ipynb #fbe0ffcf
+# %% ../nbs/00_core.ipynb #830d80fa
 class Rec(AttrDict):
     "A transcript record: the parsed JSON object, whose keys (nested ones too) also read as attributes"
     def __getattr__(self, k):
@@ -127,7 +127,7 @@ class Rec(AttrDict):
                 if type(o) is dict: v[i] = Rec(o)
         return v
 
-# %% ../nbs/00_core.ipynb #7328ca3a
+# %% ../nbs/00_core.ipynb #dd11ebf6
 class TranscriptError(ValueError):
     "A transcript line that is not a JSON record, reported with its file and line number"
     def __init__(self, path, lineno, msg):
@@ -136,11 +136,11 @@ class TranscriptError(ValueError):
 
 class TranscriptWarning(UserWarning): "Something in a transcript was skipped or repaired while reading"
 
-# %% ../nbs/00_core.ipynb #12bed433
+# %% ../nbs/00_core.ipynb #264353f1
 def _loads(line, path, n):
     try: return orjson.loads(line)
     except orjson.JSONDecodeError:
-        b = bytes(line)
+        b = line
         try: b.decode('utf-8')
         except UnicodeDecodeError: pass
         else: raise
@@ -149,32 +149,28 @@ def _loads(line, path, n):
 
 def load_recs(path, skip_bad=False) -> L:
     "Every record of the JSONL transcript at `path`, in file order, as `Rec`s (reading never writes)"
-    path = Path(path)
-    with open(path, 'rb') as f: data = f.read()
-    mv, recs, i, n, end = memoryview(data), [], 0, 0, len(data)
-    while i < end:
-        j = data.find(b'\n', i)
-        if j < 0: j = end
-        line, n, i = mv[i:j], n+1, j+1
-        try: d = _loads(line, path, n)
-        except ValueError as e: d = e
-        if type(d) is dict:
-            recs.append(Rec(d))
-            continue
-        if not bytes(line).strip(): continue  # a blank line
-        why = d if isinstance(d, ValueError) else f'a JSON {type(d).__name__}, not an object'
-        if j == end:  # an unterminated last line: a live session mid-write
-            warnings.warn(f'{path}:{n}: last line is cut short (a session being written?); left out', TranscriptWarning)
-        elif skip_bad: warnings.warn(f'{path}:{n}: skipped a line that is not a JSON record ({why})', TranscriptWarning)
-        else: raise TranscriptError(path, n, f'not a JSON record ({why}); pass skip_bad=True to skip such lines')
+    path, recs = Path(path), []
+    with open(path, 'rb') as f:
+        for n, line in enumerate(f, 1):
+            try: d = _loads(line, path, n)
+            except ValueError as e: d = e
+            if type(d) is dict:
+                recs.append(Rec(d))
+                continue
+            if not line.strip(): continue  # a blank line
+            why = d if isinstance(d, ValueError) else f'a JSON {type(d).__name__}, not an object'
+            if not line.endswith(b'\n'):  # an unterminated last line: a live session mid-write
+                warnings.warn(f'{path}:{n}: last line is cut short (a session being written?); left out', TranscriptWarning)
+            elif skip_bad: warnings.warn(f'{path}:{n}: skipped a line that is not a JSON record ({why})', TranscriptWarning)
+            else: raise TranscriptError(path, n, f'not a JSON record ({why}); pass skip_bad=True to skip such lines')
     return L(recs)
 
-# %% ../nbs/00_core.ipynb #2b06a4ce
+# %% ../nbs/00_core.ipynb #1b3c8a20
 def load_sess(sid=None, cwd=None, skip_bad=False) -> L:
     "Every record of session `sid` (default: the current session of `cwd`), in file order"
     return load_recs(sess_file(sid, cwd), skip_bad=skip_bad)
 
-# %% ../nbs/00_core.ipynb #66539d5b
+# %% ../nbs/00_core.ipynb #f467b200
 _HEAD = 65536
 _skip_prompt = re.compile(r'^(?:<local-command-stdout>|<command-name>|<command-message>|<session-start-hook>|<tick>|'
                           r'<task-notification>|<system-reminder>|\[Request interrupted by user|Caveat: )')
@@ -196,7 +192,7 @@ def prompt_text(rec) -> str:
     if not isinstance(c, str) or _skip_prompt.match(c.lstrip()): return ''
     return c.strip()
 
-# %% ../nbs/00_core.ipynb #d5a89176
+# %% ../nbs/00_core.ipynb #6e39be4e
 class SessInfo(AttrDict):
     "Cheap metadata of one transcript: `sid`, `path`, `project`, `cwd`, `branch`, `mtime`, `size`, `title`, `prompt`, `started`"
     @property
@@ -223,7 +219,7 @@ def sess_info(path) -> SessInfo | None:
                     title=last('customTitle', ('custom-title',)) or last('aiTitle', ('ai-title',)),
                     prompt=first(filter(None, map(prompt_text, hrecs))) or last('lastPrompt'))
 
-# %% ../nbs/00_core.ipynb #0086ecc4
+# %% ../nbs/00_core.ipynb #d9189538
 def ls_projects() -> L:
     "Every project folder under the config folder, newest activity first"
     d = projects_dir()
@@ -235,7 +231,7 @@ def ls_sess(cwd=None) -> L:
     infos = L(sess_info(p) for d in dirs for p in sess_files(d)).filter()
     return infos.sorted('mtime', reverse=True)
 
-# %% ../nbs/00_core.ipynb #d42d8324
+# %% ../nbs/00_core.ipynb #6b43295d
 def _first_rec(path):
     try:
         with open(path, 'rb') as f: return first(_lines(f.read(_HEAD)))
@@ -268,9 +264,9 @@ def load_agents(sid=None, cwd=None, skip_bad=False) -> dict:
     "Records of every subagent of session `sid`, keyed by agent id"
     return {agent_id(f): load_recs(f, skip_bad=skip_bad) for f in agent_files(sid, cwd)}
 
-# %% ../nbs/00_core.ipynb #5c0862b4
+# %% ../nbs/00_core.ipynb #3d2ea50f
 def fixture(name='qa') -> Path:
     "The folder of recorded fixture `name` shipped with llmsurgery: a miniature Claude Code config folder"
     p = Path(__file__).parent/'fixtures'/name
-    if not p.is_dir(): raise FileNotFoundError(f"No fixture {name!r} in {p.parent}")
+    if not p.is_dir(): raise FileNotFoundError(f"No fixture {name!r} in {p.parent} (record it: python -m llmsurgery.record {name})")
     return p

@@ -8,13 +8,13 @@ Docs: https://llmsurgery.github.io/llmsurgery/thread.html.md"""
 __all__ = ['CHAIN_TYPES', 'rec_role', 'block_txt', 'rec_txt', 'is_chain', 'conv_recs', 'ThreadError', 'sess_thread',
            'sess_history', 'fmt_recs', 'api_msgs', 'sent_msgs']
 
-# %% ../nbs/01_thread.ipynb #b6d2153c
+# %% ../nbs/01_thread.ipynb #81b7d9c6
 import json
 from fastcore.basics import first, AttrDict
 from fastcore.foundation import L
 from .core import *
 
-# %% ../nbs/01_thread.ipynb #08e62896
+# %% ../nbs/01_thread.ipynb #080ecd9b
 def _blocks(rec):
     c = (rec.get('message') or {}).get('content')
     return c if isinstance(c, list) else []
@@ -25,7 +25,7 @@ def rec_role(rec) -> str:
     if t == 'user' and any(isinstance(b, dict) and b.get('type') == 'tool_result' for b in _blocks(rec)): return 'tool'
     return t or '?'
 
-# %% ../nbs/01_thread.ipynb #a49a54d2
+# %% ../nbs/01_thread.ipynb #8f77877a
 def _short(o, mx):
     s = o if isinstance(o, str) else json.dumps(o, ensure_ascii=False)
     return s if mx is None or len(s) <= mx else s[:mx] + f'… [{len(s)-mx:,} more chars]'
@@ -56,7 +56,7 @@ def rec_txt(rec, mx=None) -> str:
     if isinstance(rec.get('content'), str): return _short(rec['content'], mx)
     return ''
 
-# %% ../nbs/01_thread.ipynb #4865799e
+# %% ../nbs/01_thread.ipynb #13a86504
 CHAIN_TYPES = {'user', 'assistant', 'attachment', 'system', 'progress'}
 
 def is_chain(rec, sidechain=False) -> bool:
@@ -68,38 +68,38 @@ def conv_recs(recs, sidechain=False) -> L:
     "The records of `recs` that carry conversation, in file order"
     return L(recs).filter(is_chain, sidechain=sidechain)
 
-# %% ../nbs/01_thread.ipynb #baf0ed9b
+# %% ../nbs/01_thread.ipynb #9196a138
 class ThreadError(ValueError): "A transcript whose `parentUuid` links cannot be walked (a cycle)"
 
 class _Chain:
-    "Resolved parent links of the chain records of one transcript"
+    "Resolved parent links (`par`) and children (`ch`) of the chain records of one transcript"
     def __init__(self, recs, sidechain=False):
-        self.recs = conv_recs(recs, sidechain)
+        self.recs = [r for r in recs if is_chain(r, sidechain)]
         self.by_id = {r['uuid']: r for r in self.recs}
-        self.pos = {r['uuid']: i for i,r in enumerate(self.recs)}
-        self.par, prev = {}, None
+        self.pos = {u: i for i,u in enumerate(self.by_id)}
+        self.par, self.ch, prev = {}, {}, None
         for r in self.recs:  # rule 2: unknown parents bridge to the record before, null is a root
-            p = r.get('parentUuid')
-            self.par[r['uuid']] = (p if p in self.by_id else prev) if p is not None else None
-            prev = r['uuid']
+            u, p = r['uuid'], r.get('parentUuid')
+            self._link(u, (p if p in self.by_id else prev) if p is not None else None)
+            prev = u
         for r in self.recs:  # rule 3: re-link segments kept across compactions
-            seg = ((r.get('compactMetadata') or {}).get('preservedSegment') or {}) if r.get('subtype') == 'compact_boundary' else {}
+            if r.get('subtype') != 'compact_boundary': continue
+            seg = (r.get('compactMetadata') or {}).get('preservedSegment') or {}
             head, anchor, tail = seg.get('headUuid'), seg.get('anchorUuid'), seg.get('tailUuid')
             if not all(u in self.by_id for u in (head, anchor, tail)): continue
-            for u, p in self.par.items():
-                if p == anchor and u != head: self.par[u] = tail
-            self.par[head] = anchor
+            for u in list(self.ch.get(anchor, [])):
+                if u != head: self._link(u, tail)
+            self._link(head, anchor)
 
-    def children(self):
-        ch = {}
-        for u, p in self.par.items():
-            if p is not None: ch.setdefault(p, []).append(u)
-        return ch
+    def _link(self, u, p):
+        "Make `p` the parent of `u`"
+        if (old := self.par.get(u)) is not None: self.ch[old].remove(u)
+        self.par[u] = p
+        if p is not None: self.ch.setdefault(p, []).append(u)
 
     def leaf(self):
         "The chain record that comes last in the file among those that are no record's parent"
-        ch = self.children()
-        leaves = [r['uuid'] for r in self.recs if r['uuid'] not in ch]
+        leaves = [u for u in self.by_id if not self.ch.get(u)]
         if self.recs and not leaves: raise ThreadError('every record is another one\'s parent: a parentUuid cycle')
         return leaves[-1] if leaves else None
 
@@ -119,7 +119,7 @@ class _Chain:
             u = self.par.get(u)
         return out[::-1]
 
-# %% ../nbs/01_thread.ipynb #a8cfcc6c
+# %% ../nbs/01_thread.ipynb #da362044
 def _msg_id(r): return (r.get('message') or {}).get('id') if r.get('type') == 'assistant' else None
 
 def _tool_ids(r, kind, key):
@@ -127,7 +127,7 @@ def _tool_ids(r, kind, key):
 
 def _add_parallel_results(chain, uuids):
     "`uuids` with each assistant message whole: all its records, then all their tool results, in file order"
-    ch, out, i = chain.children(), [], 0
+    ch, out, i = chain.ch, [], 0
     while i < len(uuids):
         mid = _msg_id(chain.by_id[uuids[i]])
         j = i+1
@@ -143,7 +143,7 @@ def _add_parallel_results(chain, uuids):
         while i < len(uuids) and uuids[i] in res: i += 1  # the result(s) the walk came through
     return out
 
-# %% ../nbs/01_thread.ipynb #7647a51c
+# %% ../nbs/01_thread.ipynb #f70ff658
 def _last_leaf_uuid(recs):
     return first(r.get('leafUuid') for r in reversed(recs) if r.get('type') == 'last-prompt')
 
@@ -154,7 +154,7 @@ def sess_thread(recs, leaf=None) -> L:
     path = chain.walk(leaf) if leaf else chain.path(_last_leaf_uuid(recs))
     return L(_add_parallel_results(chain, path)).map(chain.by_id.__getitem__)
 
-# %% ../nbs/01_thread.ipynb #e9ef3151
+# %% ../nbs/01_thread.ipynb #66dbbe5c
 def sess_history(recs) -> L:
     "The whole logical conversation across compactions: `sess_thread`, continued through each boundary's `logicalParentUuid`"
     recs = L(recs)
@@ -168,7 +168,7 @@ def sess_history(recs) -> L:
         path = chain.walk(u) if u in chain.by_id else []
     return L(res).map(chain.by_id.__getitem__)
 
-# %% ../nbs/01_thread.ipynb #fc061f5a
+# %% ../nbs/01_thread.ipynb #bf65fbcd
 def _when(r): return (r.get('timestamp') or '')[:19].replace('T', ' ')
 
 def fmt_recs(recs, mx=500, attachments=False) -> str:
@@ -190,7 +190,7 @@ def fmt_recs(recs, mx=500, attachments=False) -> str:
         out.append(rec_txt(r, mx))
     return '\n'.join(out).strip()
 
-# %% ../nbs/01_thread.ipynb #a17f963a
+# %% ../nbs/01_thread.ipynb #b1c9366f
 def api_msgs(recs) -> list:
     "The Anthropic `messages` Claude Code sends for the records `recs` of a thread, without attachment reminders"
     out, prev = [], None
@@ -205,7 +205,7 @@ def api_msgs(recs) -> list:
         prev = mid
     return out
 
-# %% ../nbs/01_thread.ipynb #f17c50a4
+# %% ../nbs/01_thread.ipynb #ba7385f3
 def _is_reminder(s): return isinstance(s, str) and s.lstrip().startswith('<system-reminder>')
 
 def _clean_block(b):
