@@ -8,7 +8,7 @@ result. Peak memory is measured in child processes (ru_maxrss), relative to the 
 
 Targets: load <= 1.3x orjson; peak memory <= 3x the file size; sess_thread < 0.2 s. Ratios are printed, never asserted.
 """
-import argparse, gc, re, subprocess, sys, time, uuid
+import argparse, gc, json, re, subprocess, sys, time, uuid
 from pathlib import Path
 import orjson
 from llmsurgery.core import fixture, load_recs, sess_files
@@ -48,6 +48,9 @@ def t(f, reps):
 def plain(path):
     with open(path, 'rb') as f: return [orjson.loads(l) for l in f]
 
+def stdlib(path):
+    with open(path, 'rb') as f: return [json.loads(l) for l in f]
+
 def peak(code):
     "Peak RSS (bytes) of a child process running `code`, minus that of one that only imports"
     run = lambda c: int(subprocess.check_output([sys.executable, '-c', 'import resource, orjson, llmsurgery.core, llmsurgery.thread\n'
@@ -69,9 +72,11 @@ if __name__ == '__main__':
     mp = peak(f"import orjson\nr=[orjson.loads(l) for l in open({str(path)!r},'rb')]")
     mo = peak(f"from llmsurgery.core import load_recs\nr=load_recs({str(path)!r})")
     base = t(lambda: plain(path), a.reps)
+    std = t(lambda: stdlib(path), a.reps)
     ours = t(lambda: load_recs(path), a.reps)
     recs = load_recs(path)
     thr = t(lambda: sess_thread(recs), a.reps)
+    print(f'json (stdlib)       : {std:.3f} s   ({std/base:.1f}x orjson: why llmsurgery depends on orjson)')
     print(f'orjson, plain dicts : {base:.3f} s')
     print(f'load_recs           : {ours:.3f} s   ratio {ours/base:.2f}x  (target <= 1.3x)')
     print(f'sess_thread         : {thr:.3f} s   ({len(sess_thread(recs)):,} records on the thread; target < 0.2 s)')
