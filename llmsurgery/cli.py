@@ -7,15 +7,15 @@ Docs: https://llmsurgery.github.io/llmsurgery/cli.html.md"""
 # %% auto #0
 __all__ = ['UsageError', 'find_sess_file', 'fmt_ls', 'cmd_ls', 'cmd_show', 'main']
 
-# %% ../nbs/09_cli.ipynb #bf646632
-import sys, re, json, argparse, time
+# %% ../nbs/09_cli.ipynb #78307274
+import sys, re, json, argparse, time, shutil
 from pathlib import Path
 from fastcore.basics import first
 from fastcore.foundation import L
 from .core import *
 from .thread import *
 
-# %% ../nbs/09_cli.ipynb #306d89ea
+# %% ../nbs/09_cli.ipynb #9d310279
 class UsageError(ValueError): "A command-line argument that names nothing, or names several things"
 
 def find_sess_file(name, cwd=None) -> Path:
@@ -31,7 +31,7 @@ def find_sess_file(name, cwd=None) -> Path:
     if not hits: raise UsageError(f"No session matches {name!r} (an id, unique id prefix, title, .jsonl path, or '.')")
     raise UsageError(f"{name!r} matches {len(hits)} sessions: " + ', '.join(hits.attrgot('sid')[:5]))
 
-# %% ../nbs/09_cli.ipynb #2597ceac
+# %% ../nbs/09_cli.ipynb #e26b932c
 def _human(n):
     for u in ('B', 'KB', 'MB', 'GB'):
         if n < 1024 or u == 'GB': return f'{n:.0f} {u}' if u == 'B' else f'{n:.1f} {u}'
@@ -39,8 +39,13 @@ def _human(n):
 
 def _ago(t): return time.strftime('%Y-%m-%d %H:%M', time.localtime(t))
 
-def fmt_ls(infos, width=100) -> str:
-    "Sessions `infos` grouped by project, newest first, as aligned text"
+def _width():
+    "Characters a line may take: the terminal's width, or plenty when the output goes to a pipe or file"
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else 270
+
+def fmt_ls(infos, width=None) -> str:
+    "Sessions `infos` grouped by project, newest first, as aligned text fitting in `width` columns"
+    width = width or _width()
     out, proj = [], None
     for i in infos.sorted(lambda i: (-max(infos.filter(lambda j: j.project == i.project).attrgot('mtime')), -i.mtime)):
         if i.project != proj:
@@ -69,7 +74,7 @@ def cmd_ls(args):
         print('\n' + fmt_recs(sess_thread(load_sess(ls_sess()[0].sid)), mx=300))
     return 0
 
-# %% ../nbs/09_cli.ipynb #cb03e998
+# %% ../nbs/09_cli.ipynb #c72e1d3a
 def cmd_show(args):
     "Print a session's conversation"
     recs = load_recs(find_sess_file(args.session))
@@ -79,7 +84,7 @@ def cmd_show(args):
     else: print(fmt_recs(recs, mx=args.mx or None, attachments=args.attachments))
     return 0 if recs else 1
 
-# %% ../nbs/09_cli.ipynb #67d0dd96
+# %% ../nbs/09_cli.ipynb #6172a380
 def _parser():
     p = argparse.ArgumentParser(prog='llmsurgery', description='Find, read and walk Claude Code session transcripts')
     sub = p.add_subparsers(dest='cmd', metavar='COMMAND')
