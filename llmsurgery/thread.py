@@ -8,13 +8,13 @@ Docs: https://llmsurgery.github.io/llmsurgery/thread.html.md"""
 __all__ = ['CHAIN_TYPES', 'rec_role', 'block_txt', 'rec_txt', 'is_chain', 'conv_recs', 'ThreadError', 'sess_thread',
            'sess_history', 'fmt_recs', 'api_msgs', 'sent_msgs']
 
-# %% ../nbs/01_thread.ipynb #81b7d9c6
+# %% ../nbs/01_thread.ipynb #35b9a5ee
 import json
 from fastcore.basics import first, AttrDict
 from fastcore.foundation import L
 from .core import *
 
-# %% ../nbs/01_thread.ipynb #080ecd9b
+# %% ../nbs/01_thread.ipynb #2d05781a
 def _blocks(rec):
     c = (rec.get('message') or {}).get('content')
     return c if isinstance(c, list) else []
@@ -25,7 +25,7 @@ def rec_role(rec) -> str:
     if t == 'user' and any(isinstance(b, dict) and b.get('type') == 'tool_result' for b in _blocks(rec)): return 'tool'
     return t or '?'
 
-# %% ../nbs/01_thread.ipynb #8f77877a
+# %% ../nbs/01_thread.ipynb #a667570e
 def _short(o, mx):
     s = o if isinstance(o, str) else json.dumps(o, ensure_ascii=False)
     return s if mx is None or len(s) <= mx else s[:mx] + f'… [{len(s)-mx:,} more chars]'
@@ -56,7 +56,7 @@ def rec_txt(rec, mx=None) -> str:
     if isinstance(rec.get('content'), str): return _short(rec['content'], mx)
     return ''
 
-# %% ../nbs/01_thread.ipynb #13a86504
+# %% ../nbs/01_thread.ipynb #000880a1
 CHAIN_TYPES = {'user', 'assistant', 'attachment', 'system', 'progress'}
 
 def is_chain(rec, sidechain=False) -> bool:
@@ -68,7 +68,7 @@ def conv_recs(recs, sidechain=False) -> L:
     "The records of `recs` that carry conversation, in file order"
     return L(recs).filter(is_chain, sidechain=sidechain)
 
-# %% ../nbs/01_thread.ipynb #9196a138
+# %% ../nbs/01_thread.ipynb #f5c0467a
 class ThreadError(ValueError): "A transcript whose `parentUuid` links cannot be walked (a cycle)"
 
 class _Chain:
@@ -119,7 +119,7 @@ class _Chain:
             u = self.par.get(u)
         return out[::-1]
 
-# %% ../nbs/01_thread.ipynb #da362044
+# %% ../nbs/01_thread.ipynb #a1a7de0e
 def _msg_id(r): return (r.get('message') or {}).get('id') if r.get('type') == 'assistant' else None
 
 def _tool_ids(r, kind, key):
@@ -143,7 +143,7 @@ def _add_parallel_results(chain, uuids):
         while i < len(uuids) and uuids[i] in res: i += 1  # the result(s) the walk came through
     return out
 
-# %% ../nbs/01_thread.ipynb #f70ff658
+# %% ../nbs/01_thread.ipynb #c240d714
 def _last_leaf_uuid(recs):
     return first(r.get('leafUuid') for r in reversed(recs) if r.get('type') == 'last-prompt')
 
@@ -154,7 +154,7 @@ def sess_thread(recs, leaf=None) -> L:
     path = chain.walk(leaf) if leaf else chain.path(_last_leaf_uuid(recs))
     return L(_add_parallel_results(chain, path)).map(chain.by_id.__getitem__)
 
-# %% ../nbs/01_thread.ipynb #66dbbe5c
+# %% ../nbs/01_thread.ipynb #50dcadea
 def sess_history(recs) -> L:
     "The whole logical conversation across compactions: `sess_thread`, continued through each boundary's `logicalParentUuid`"
     recs = L(recs)
@@ -168,7 +168,7 @@ def sess_history(recs) -> L:
         path = chain.walk(u) if u in chain.by_id else []
     return L(res).map(chain.by_id.__getitem__)
 
-# %% ../nbs/01_thread.ipynb #bf65fbcd
+# %% ../nbs/01_thread.ipynb #2b942801
 def _when(r): return (r.get('timestamp') or '')[:19].replace('T', ' ')
 
 def fmt_recs(recs, mx=500, attachments=False) -> str:
@@ -190,7 +190,7 @@ def fmt_recs(recs, mx=500, attachments=False) -> str:
         out.append(rec_txt(r, mx))
     return '\n'.join(out).strip()
 
-# %% ../nbs/01_thread.ipynb #b1c9366f
+# %% ../nbs/01_thread.ipynb #99029654
 def api_msgs(recs) -> list:
     "The Anthropic `messages` Claude Code sends for the records `recs` of a thread, without attachment reminders"
     out, prev = [], None
@@ -205,7 +205,7 @@ def api_msgs(recs) -> list:
         prev = mid
     return out
 
-# %% ../nbs/01_thread.ipynb #ba7385f3
+# %% ../nbs/01_thread.ipynb #55902e80
 def _is_reminder(s): return isinstance(s, str) and s.lstrip().startswith('<system-reminder>')
 
 def _clean_block(b):
