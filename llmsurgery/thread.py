@@ -8,13 +8,13 @@ Docs: https://llmsurgery.github.io/llmsurgery/thread.html.md"""
 __all__ = ['CHAIN_TYPES', 'rec_role', 'block_txt', 'rec_txt', 'is_chain', 'conv_recs', 'ThreadError', 'sess_thread',
            'sess_history', 'fmt_recs', 'api_msgs', 'sent_msgs']
 
-# %% ../nbs/01_thread.ipynb #35b9a5ee
+# %% ../nbs/01_thread.ipynb #4e697969
 import json
 from fastcore.basics import first, AttrDict
 from fastcore.foundation import L
 from .core import *
 
-# %% ../nbs/01_thread.ipynb #2d05781a
+# %% ../nbs/01_thread.ipynb #e5be1761
 def _blocks(rec):
     c = (rec.get('message') or {}).get('content')
     return c if isinstance(c, list) else []
@@ -25,7 +25,7 @@ def rec_role(rec) -> str:
     if t == 'user' and any(isinstance(b, dict) and b.get('type') == 'tool_result' for b in _blocks(rec)): return 'tool'
     return t or '?'
 
-# %% ../nbs/01_thread.ipynb #a667570e
+# %% ../nbs/01_thread.ipynb #67fac90a
 def _short(o, mx):
     s = o if isinstance(o, str) else json.dumps(o, ensure_ascii=False)
     return s if mx is None or len(s) <= mx else s[:mx] + f'… [{len(s)-mx:,} more chars]'
@@ -56,7 +56,7 @@ def rec_txt(rec, mx=None) -> str:
     if isinstance(rec.get('content'), str): return _short(rec['content'], mx)
     return ''
 
-# %% ../nbs/01_thread.ipynb #000880a1
+# %% ../nbs/01_thread.ipynb #2be461a6
 CHAIN_TYPES = {'user', 'assistant', 'attachment', 'system', 'progress'}
 
 def is_chain(rec, sidechain=False) -> bool:
@@ -68,12 +68,12 @@ def conv_recs(recs, sidechain=False) -> L:
     "The records of `recs` that carry conversation, in file order"
     return L(recs).filter(is_chain, sidechain=sidechain)
 
-# %% ../nbs/01_thread.ipynb #f5c0467a
+# %% ../nbs/01_thread.ipynb #9b9b1d8b
 class ThreadError(ValueError): "A transcript whose `parentUuid` links cannot be walked (a cycle)"
 
 class _Chain:
     "Resolved parent links (`par`) and children (`ch`) of the chain records of one transcript"
-    def __init__(self, recs, sidechain=False):
+    def __init__(self, recs, sidechain=False, preserved=True):
         self.recs = [r for r in recs if is_chain(r, sidechain)]
         self.by_id = {r['uuid']: r for r in self.recs}
         self.pos = {u: i for i,u in enumerate(self.by_id)}
@@ -83,7 +83,7 @@ class _Chain:
             self._link(u, (p if p in self.by_id else prev) if p is not None else None)
             prev = u
         for r in self.recs:  # rule 3: re-link segments kept across compactions
-            if r.get('subtype') != 'compact_boundary': continue
+            if not preserved or r.get('subtype') != 'compact_boundary': continue
             seg = (r.get('compactMetadata') or {}).get('preservedSegment') or {}
             head, anchor, tail = seg.get('headUuid'), seg.get('anchorUuid'), seg.get('tailUuid')
             if not all(u in self.by_id for u in (head, anchor, tail)): continue
@@ -119,7 +119,7 @@ class _Chain:
             u = self.par.get(u)
         return out[::-1]
 
-# %% ../nbs/01_thread.ipynb #a1a7de0e
+# %% ../nbs/01_thread.ipynb #e4692dcf
 def _msg_id(r): return (r.get('message') or {}).get('id') if r.get('type') == 'assistant' else None
 
 def _tool_ids(r, kind, key):
@@ -143,7 +143,7 @@ def _add_parallel_results(chain, uuids):
         while i < len(uuids) and uuids[i] in res: i += 1  # the result(s) the walk came through
     return out
 
-# %% ../nbs/01_thread.ipynb #c240d714
+# %% ../nbs/01_thread.ipynb #49da1df6
 def _last_leaf_uuid(recs):
     return first(r.get('leafUuid') for r in reversed(recs) if r.get('type') == 'last-prompt')
 
@@ -154,21 +154,19 @@ def sess_thread(recs, leaf=None) -> L:
     path = chain.walk(leaf) if leaf else chain.path(_last_leaf_uuid(recs))
     return L(_add_parallel_results(chain, path)).map(chain.by_id.__getitem__)
 
-# %% ../nbs/01_thread.ipynb #50dcadea
+# %% ../nbs/01_thread.ipynb #4084ac84
 def sess_history(recs) -> L:
     "The whole logical conversation across compactions: `sess_thread`, continued through each boundary's `logicalParentUuid`"
     recs = L(recs)
-    chain, res, seen = _Chain(recs), [], set()
-    path = chain.path(_last_leaf_uuid(recs))
-    while path:
-        part = [v for v in _add_parallel_results(chain, path) if v not in seen]
-        seen.update(part)
-        res = part + res
-        u = chain.by_id[part[0]].get('logicalParentUuid') if part else None
-        path = chain.walk(u) if u in chain.by_id else []
+    chain, plain = _Chain(recs), _Chain(recs, preserved=False)
+    res = _add_parallel_results(chain, chain.path(_last_leaf_uuid(recs)))
+    while res and (u := chain.by_id[res[0]].get('logicalParentUuid')) in plain.by_id:
+        before = _add_parallel_results(plain, plain.walk(u))  # as written: kept messages in their first place
+        seen = set(before)
+        res = before + [v for v in res if v not in seen]
     return L(res).map(chain.by_id.__getitem__)
 
-# %% ../nbs/01_thread.ipynb #2b942801
+# %% ../nbs/01_thread.ipynb #3a5c35e2
 def _when(r): return (r.get('timestamp') or '')[:19].replace('T', ' ')
 
 def fmt_recs(recs, mx=500, attachments=False) -> str:
@@ -190,7 +188,7 @@ def fmt_recs(recs, mx=500, attachments=False) -> str:
         out.append(rec_txt(r, mx))
     return '\n'.join(out).strip()
 
-# %% ../nbs/01_thread.ipynb #99029654
+# %% ../nbs/01_thread.ipynb #cd622676
 def api_msgs(recs) -> list:
     "The Anthropic `messages` Claude Code sends for the records `recs` of a thread, without attachment reminders"
     out, prev = [], None
@@ -205,7 +203,7 @@ def api_msgs(recs) -> list:
         prev = mid
     return out
 
-# %% ../nbs/01_thread.ipynb #55902e80
+# %% ../nbs/01_thread.ipynb #1ab8042c
 def _is_reminder(s): return isinstance(s, str) and s.lstrip().startswith('<system-reminder>')
 
 def _clean_block(b):
