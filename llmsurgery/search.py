@@ -18,7 +18,7 @@ from fastcore.basics import AttrDict, first, store_attr, patch
 from fastcore.foundation import L
 import orjson
 from .core import *
-from .core import _first_rec, _is_warmup, _mtime
+from .core import _mtime
 from .thread import rec_role, is_chain
 
 # %% ../nbs/06_search.ipynb #aed609d3
@@ -470,13 +470,9 @@ def sess_tree(project=None, agents=True) -> L:
     "Every session's `SessFiles`, newest first: all projects, or those whose folder name has `project` (or a directory)"
     res = []
     for d in _proj_dirs(project):
-        flat = {}
-        if agents:
-            for f in d.glob('agent-*.jsonl'):
-                if (r := _first_rec(f)) and r.get('sessionId') and not _is_warmup(r):
-                    flat.setdefault(r['sessionId'], []).append(f)
+        flat = flat_agents(d) if agents else {}
         for p in sess_files(d):
-            ags = sorted(p.parent.glob(f'{p.stem}/subagents/agent-*.jsonl')) + flat.get(p.stem, []) if agents else []
+            ags = sorted(p.parent.glob(f'{p.stem}/subagents/agent-*.jsonl')) + agents_named_in(p, flat.get(p.stem)) if agents else []
             res.append(SessFiles(sid=p.stem, project=d.name, path=p, agents={agent_id(f): f for f in ags},
                                  mtime=max(_mtime(f) for f in [p, *ags])))
     return L(sorted(res, key=lambda o: o.mtime, reverse=True))
