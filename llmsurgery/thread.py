@@ -8,13 +8,13 @@ Docs: https://llmsurgery.github.io/llmsurgery/thread.html.md"""
 __all__ = ['CHAIN_TYPES', 'rec_role', 'block_txt', 'rec_txt', 'is_chain', 'conv_recs', 'ThreadError', 'sess_thread',
            'sess_history', 'fmt_recs', 'api_msgs', 'sent_msgs']
 
-# %% ../nbs/01_thread.ipynb #4e697969
+# %% ../nbs/01_thread.ipynb #adf459a2
 import json
 from fastcore.basics import first, AttrDict
 from fastcore.foundation import L
 from .core import *
 
-# %% ../nbs/01_thread.ipynb #e5be1761
+# %% ../nbs/01_thread.ipynb #0f09a326
 def _blocks(rec):
     c = (rec.get('message') or {}).get('content')
     return c if isinstance(c, list) else []
@@ -25,7 +25,7 @@ def rec_role(rec) -> str:
     if t == 'user' and any(isinstance(b, dict) and b.get('type') == 'tool_result' for b in _blocks(rec)): return 'tool'
     return t or '?'
 
-# %% ../nbs/01_thread.ipynb #67fac90a
+# %% ../nbs/01_thread.ipynb #8fadcb96
 def _short(o, mx):
     s = o if isinstance(o, str) else json.dumps(o, ensure_ascii=False)
     return s if mx is None or len(s) <= mx else s[:mx] + f'… [{len(s)-mx:,} more chars]'
@@ -56,7 +56,7 @@ def rec_txt(rec, mx=None) -> str:
     if isinstance(rec.get('content'), str): return _short(rec['content'], mx)
     return ''
 
-# %% ../nbs/01_thread.ipynb #2be461a6
+# %% ../nbs/01_thread.ipynb #4a5c0f0d
 CHAIN_TYPES = {'user', 'assistant', 'attachment', 'system', 'progress'}
 
 def is_chain(rec, sidechain=False) -> bool:
@@ -68,13 +68,13 @@ def conv_recs(recs, sidechain=False) -> L:
     "The records of `recs` that carry conversation, in file order"
     return L(recs).filter(is_chain, sidechain=sidechain)
 
-# %% ../nbs/01_thread.ipynb #9b9b1d8b
+# %% ../nbs/01_thread.ipynb #6a97669f
 class ThreadError(ValueError): "A transcript whose `parentUuid` links cannot be walked (a cycle)"
 
 class _Chain:
     "Resolved parent links (`par`) and children (`ch`) of the chain records of one transcript"
     def __init__(self, recs, sidechain=False, preserved=True):
-        self.recs = [r for r in recs if is_chain(r, sidechain)]
+        self.sidechain, self.recs = sidechain, [r for r in recs if is_chain(r, sidechain)]
         self.by_id = {r['uuid']: r for r in self.recs}
         self.pos = {u: i for i,u in enumerate(self.by_id)}
         self.par, self.ch, prev = {}, {}, None
@@ -119,7 +119,7 @@ class _Chain:
             u = self.par.get(u)
         return out[::-1]
 
-# %% ../nbs/01_thread.ipynb #e4692dcf
+# %% ../nbs/01_thread.ipynb #4cced4c1
 def _msg_id(r): return (r.get('message') or {}).get('id') if r.get('type') == 'assistant' else None
 
 def _tool_ids(r, kind, key):
@@ -143,22 +143,28 @@ def _add_parallel_results(chain, uuids):
         while i < len(uuids) and uuids[i] in res: i += 1  # the result(s) the walk came through
     return out
 
-# %% ../nbs/01_thread.ipynb #49da1df6
+# %% ../nbs/01_thread.ipynb #b3e440fd
+def _chain(recs):
+    "The main conversation's chain, or, in a subagent's transcript (all sidechain records), the subagent's"
+    chain = _Chain(recs)
+    return chain if chain.recs else _Chain(recs, sidechain=True)
+
 def _last_leaf_uuid(recs):
     return first(r.get('leafUuid') for r in reversed(recs) if r.get('type') == 'last-prompt')
 
 def sess_thread(recs, leaf=None) -> L:
     "The records on the conversation Claude Code resumes from `recs`, root first (`leaf`: start from this uuid instead)"
     recs = L(recs)
-    chain = _Chain(recs)
+    chain = _chain(recs)
     path = chain.walk(leaf) if leaf else chain.path(_last_leaf_uuid(recs))
     return L(_add_parallel_results(chain, path)).map(chain.by_id.__getitem__)
 
-# %% ../nbs/01_thread.ipynb #4084ac84
+# %% ../nbs/01_thread.ipynb #95dff139
 def sess_history(recs) -> L:
     "The whole logical conversation across compactions: `sess_thread`, continued through each boundary's `logicalParentUuid`"
     recs = L(recs)
-    chain, plain = _Chain(recs), _Chain(recs, preserved=False)
+    chain = _chain(recs)
+    plain = _Chain(recs, sidechain=chain.sidechain, preserved=False)
     res = _add_parallel_results(chain, chain.path(_last_leaf_uuid(recs)))
     while res and (u := chain.by_id[res[0]].get('logicalParentUuid')) in plain.by_id:
         before = _add_parallel_results(plain, plain.walk(u))  # as written: kept messages in their first place
@@ -166,7 +172,7 @@ def sess_history(recs) -> L:
         res = before + [v for v in res if v not in seen]
     return L(res).map(chain.by_id.__getitem__)
 
-# %% ../nbs/01_thread.ipynb #3a5c35e2
+# %% ../nbs/01_thread.ipynb #cfeb0006
 def _when(r): return (r.get('timestamp') or '')[:19].replace('T', ' ')
 
 def fmt_recs(recs, mx=500, attachments=False) -> str:
@@ -188,7 +194,7 @@ def fmt_recs(recs, mx=500, attachments=False) -> str:
         out.append(rec_txt(r, mx))
     return '\n'.join(out).strip()
 
-# %% ../nbs/01_thread.ipynb #cd622676
+# %% ../nbs/01_thread.ipynb #585702dc
 def api_msgs(recs) -> list:
     "The Anthropic `messages` Claude Code sends for the records `recs` of a thread, without attachment reminders"
     out, prev = [], None
@@ -203,7 +209,7 @@ def api_msgs(recs) -> list:
         prev = mid
     return out
 
-# %% ../nbs/01_thread.ipynb #1ab8042c
+# %% ../nbs/01_thread.ipynb #2ca4a737
 def _is_reminder(s): return isinstance(s, str) and s.lstrip().startswith('<system-reminder>')
 
 def _clean_block(b):
