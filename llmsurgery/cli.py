@@ -6,9 +6,10 @@ Docs: https://llmsurgery.github.io/llmsurgery/cli.html.md"""
 
 # %% auto #0
 __all__ = ['fmt_ls', 'cmd_ls', 'cmd_show', 'emit', 'progress', 'cmd_find', 'cmd_grep', 'cmd_prompts', 'cmd_replies', 'cmd_result',
-           'cmd_agents', 'cmd_stats', 'cmd_tools', 'cmd_errors', 'cmd_files', 'cmd_commands', 'cmd_usage', 'main']
+           'cmd_agents', 'cmd_stats', 'cmd_tools', 'cmd_errors', 'cmd_files', 'cmd_commands', 'cmd_usage',
+           'cmd_resume_check', 'main']
 
-# %% ../nbs/09_cli.ipynb #b4e83f23
+# %% ../nbs/09_cli.ipynb #5e1eac16
 import sys, re, json, argparse, time, shutil
 from pathlib import Path
 from fastcore.basics import first
@@ -17,8 +18,9 @@ from .core import *
 from .thread import *
 from .search import *
 from .forensics import *
+from .resume import resume_check, resume_check_cmd, ResumeError
 
-# %% ../nbs/09_cli.ipynb #c497fe1d
+# %% ../nbs/09_cli.ipynb #e9442ac7
 def _human(n):
     for u in ('B', 'KB', 'MB', 'GB'):
         if n < 1024 or u == 'GB': return f'{n:.0f} {u}' if u == 'B' else f'{n:.1f} {u}'
@@ -61,7 +63,7 @@ def cmd_ls(args):
         print('\n' + fmt_recs(sess_thread(load_sess(ls_sess()[0].sid)), mx=300))
     return 0
 
-# %% ../nbs/09_cli.ipynb #c23576aa
+# %% ../nbs/09_cli.ipynb #c42d7e04
 def cmd_show(args):
     "Print a session's conversation"
     recs = load_recs(sess_path(args.session))
@@ -71,7 +73,7 @@ def cmd_show(args):
     else: print(fmt_recs(recs, mx=args.mx or None, attachments=args.attachments))
     return 0 if recs else 1
 
-# %% ../nbs/09_cli.ipynb #b6a203f3
+# %% ../nbs/09_cli.ipynb #eb969a85
 def _found(res):
     if res is None: return False
     return bool(len(res)) if hasattr(res, '__len__') and not isinstance(res, dict) else True
@@ -92,7 +94,7 @@ def progress():
     "`_bar` when stderr is a terminal, else nothing"
     return _bar if sys.stderr.isatty() else None
 
-# %% ../nbs/09_cli.ipynb #b8e98f37
+# %% ../nbs/09_cli.ipynb #95d6fd8e
 def _where(a): return dict(project=a.project, since=a.since, until=a.until, progress=progress())
 
 def cmd_find(a):
@@ -130,7 +132,15 @@ def cmd_usage(a):
     "Tokens and cost of a session by model (--by day|project|session|model: over all sessions)"
     return usage_by(a.by, **_where(a)) if a.by else sess_usage(a.session)
 
-# %% ../nbs/09_cli.ipynb #667f696f
+# %% ../nbs/09_cli.ipynb #019ca4e5
+def cmd_resume_check(a):
+    "Resume a scratch copy of a session with the installed Claude Code, offline, and show what it rebuilt"
+    p = sess_path(a.session)
+    if a.json: return print(json.dumps(resume_check(path=p).conv, indent=1, ensure_ascii=False)) or 0
+    print(resume_check_cmd(str(p)))
+    return 0
+
+# %% ../nbs/09_cli.ipynb #28c4ed17
 _SESS = (['session'], dict(nargs='?', default='.', help="id, unique id prefix, title, .jsonl path, or '.' (current)"))
 _PAT = (['pattern'], dict(help='a regular expression'))
 def _opt(*names, **kw): return (list(names), kw)
@@ -158,13 +168,14 @@ _COMMANDS = {
     'agents': (cmd_agents, [_SESS]),
     'usage': (cmd_usage, [_SESS, _opt('--by', choices=['day', 'project', 'session', 'model']), *_ALL]),
     'stats': (cmd_stats, [_SESS]),
+    'resume-check': (cmd_resume_check, [_SESS]),
 }
 
 def _parser():
     p = argparse.ArgumentParser(prog='llmsurgery', description='Find, read, walk and investigate Claude Code sessions')
     sub = p.add_subparsers(dest='cmd', metavar='COMMAND')
     for name, (f, args) in _COMMANDS.items():
-        doc = (globals().get(f'cmd_{name}') or f).__doc__
+        doc = (globals().get(f"cmd_{name.replace('-', '_')}") or f).__doc__
         sp = sub.add_parser(name, help=doc, description=doc)
         for names, kw in args: sp.add_argument(*names, **kw)
         sp.add_argument('--json', action='store_true', help='machine-readable output')
@@ -179,8 +190,8 @@ def main(argv=None) -> int:
     if not getattr(args, 'func', None): p.print_help(); return 2
     try:
         res = args.func(args)
-        return res if args.cmd in ('ls', 'show') else emit(res, args.json)
-    except FileNotFoundError as e: err, rc = e, 1
+        return res if args.cmd in ('ls', 'show', 'resume-check') else emit(res, args.json)
+    except (FileNotFoundError, ResumeError) as e: err, rc = e, 1
     except (ValueError, re.error) as e: err, rc = e, 2
     except BrokenPipeError: return 0
     print(f'llmsurgery {args.cmd}: {err}', file=sys.stderr)
