@@ -7,10 +7,11 @@ Docs: https://llmsurgery.github.io/llmsurgery/search.html.md"""
 # %% auto #0
 __all__ = ['fmt_table', 'md_table', 'to_data', 'Rows', 'rec_fields', 'json_re', 'needles', 'Needle', 'scan_lines', 'scan_recs',
            'Hit', 'rec_hit', 'SessHits', 'sess_path', 'sess_search', 'tool_summary', 'show_txt', 'fmt_slice',
-           'show_recs', 'agent_paths', 'SessFiles', 'sess_tree', 'SessMatch', 'Matches', 'find_sess']
+           'show_recs', 'agent_paths', 'SessFiles', 'sess_tree', 'SessMatch', 'Matches', 'holding', 'find_sess']
 
 # %% ../nbs/06_search.ipynb #fe498bd4
-import os, re, glob, time, functools, _sre
+import os, re, glob, time, functools, _sre, threading, multiprocessing
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from re import _parser as _rparse, _constants as _rc, _casefix
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -499,6 +500,31 @@ class Matches(L):
     def _repr_pretty_(self, p, cycle): p.text(repr(self))
     def _repr_markdown_(self): return '\n\n'.join(m._repr_markdown_() for m in self) if self else 'no match'
 
+def _holds(p, nds): return any(True for _ in scan_lines(p, nds, index=False))
+
+def _size(p):
+    try: return os.path.getsize(p)
+    except OSError: return 0
+
+def holding(paths, nds, progress=None, workers=None) -> list:
+    "For each of `paths`, does it hold one of needles `nds` in its raw bytes? Large scans run in a process pool"
+    workers = min(workers or os.cpu_count() or 1, len(paths))
+    big = sum(_size(p) for p in paths) > (64 << 20)
+    if workers > 1 and big and threading.active_count() == 1:  # forking a process with threads is unsafe
+        ctx = multiprocessing.get_context('fork')
+        with ProcessPoolExecutor(workers, mp_context=ctx) as ex:
+            futs = [ex.submit(_holds, p, nds) for p in paths]
+            for k, f in enumerate(as_completed(futs)):
+                if progress: progress(k, len(paths))
+            res = [f.result() for f in futs]
+    else:
+        res = []
+        for k, p in enumerate(paths):
+            if progress: progress(k, len(paths))
+            res.append(_holds(p, nds))
+    if progress: progress(len(paths), len(paths))
+    return res
+
 def find_sess(pat, project=None, role=None, tool=None, since=None, until=None, agents=True, maxlen=160,
               limit=None, progress=None) -> Matches:
     "Sessions of every project (or of `project`) whose records match regex `pat`, newest first, with their hits"
@@ -506,10 +532,10 @@ def find_sess(pat, project=None, role=None, tool=None, since=None, until=None, a
     trees = sess_tree(project, agents)
     files = [(t, a, p) for t in trees for a, p in [(None, t.path), *t.agents.items()]]
     nds, s0 = _needles_of(rx), _iso(since)
-    for k, (t, aid, p) in enumerate(files):
-        if progress: progress(k, len(files))
-        if s0 and _iso(datetime.fromtimestamp(_mtime(p), timezone.utc)) < s0: continue
-        if nds is not None and not any(True for _ in scan_lines(p, nds, index=False)): continue
+    if s0: files = [f for f in files if _iso(datetime.fromtimestamp(_mtime(f[2]), timezone.utc)) >= s0]
+    found = holding([p for _, _, p in files], nds, progress) if nds is not None else [True]*len(files)
+    for (t, aid, p), ok in zip(files, found):
+        if not ok: continue
         hs = _search_file(rx, p, None, maxlen, role, tool, since, until)
         if not hs: continue
         for h in hs: h.agent = aid or h.agent
@@ -522,5 +548,4 @@ def find_sess(pat, project=None, role=None, tool=None, since=None, until=None, a
             res.append(m)
         if aid is None: m.hits = hs
         else: m.agent_hits[aid] = hs
-    if progress: progress(len(files), len(files))
     return res
