@@ -7,11 +7,11 @@ Docs: https://llmsurgery.github.io/llmsurgery/core.html.md"""
 # %% auto #0
 __all__ = ['MAX_SLUG', 'claude_dir', 'projects_dir', 'config_dir', 'fixture', 'js_hash', 'proj_slug', 'resolve_cwd', 'sess_dir',
            'is_sid', 'check_sid', 'sess_files', 'cur_sess', 'sess_file', 'Rec', 'TranscriptError', 'TranscriptWarning',
-           'load_recs', 'load_sess', 'prompt_text', 'SessInfo', 'sess_info', 'ls_projects', 'ls_sess', 'flat_agents',
-           'agents_named_in', 'agent_files', 'agent_id', 'agent_meta', 'load_agents']
+           'no_gc', 'load_recs', 'load_sess', 'prompt_text', 'SessInfo', 'sess_info', 'ls_projects', 'ls_sess',
+           'flat_agents', 'agents_named_in', 'agent_files', 'agent_id', 'agent_meta', 'load_agents']
 
-# %% ../nbs/00_core.ipynb #5ad7aa7c
-import os, re, glob, unicodedata, warnings, importlib.resources
+# %% ../nbs/00_core.ipynb #14ddd410
+import os, re, gc, glob, unicodedata, warnings, importlib.resources
 from array import array
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,7 +19,7 @@ from fastcore.basics import AttrDict, first, store_attr
 from fastcore.foundation import L
 import orjson
 
-# %% ../nbs/00_core.ipynb #6569d371
+# %% ../nbs/00_core.ipynb #7688f91b
 def claude_dir() -> Path:
     "Claude Code's config folder: `$CLAUDE_CONFIG_DIR` when set, else `~/.claude` (read at each call)"
     d = os.environ.get('CLAUDE_CONFIG_DIR')
@@ -29,7 +29,7 @@ def projects_dir() -> Path:
     "The folder holding one sub-folder of transcripts per project"
     return claude_dir()/'projects'
 
-# %% ../nbs/00_core.ipynb #7b0483be
+# %% ../nbs/00_core.ipynb #54c0cd98
 @contextmanager
 def config_dir(path):
     "Point `$CLAUDE_CONFIG_DIR` at `path` inside a `with` block, restoring it afterwards"
@@ -40,14 +40,14 @@ def config_dir(path):
         if old is None: os.environ.pop('CLAUDE_CONFIG_DIR', None)
         else: os.environ['CLAUDE_CONFIG_DIR'] = old
 
-# %% ../nbs/00_core.ipynb #d6008324
+# %% ../nbs/00_core.ipynb #de121fcb
 def fixture(name='qa') -> Path:
     "The folder of recorded fixture `name` shipped with llmsurgery: a miniature Claude Code config folder"
     p = Path(str(importlib.resources.files('llmsurgery')))/'fixtures'/name
     if not p.is_dir(): raise FileNotFoundError(f"No fixture {name!r} in {p.parent} (record it: python -m llmsurgery.record {name})")
     return p
 
-# %% ../nbs/00_core.ipynb #868354f2
+# %% ../nbs/00_core.ipynb #1bbbd2e2
 MAX_SLUG = 200
 _non_alnum = re.compile(r'[^a-zA-Z0-9]')
 
@@ -69,7 +69,7 @@ def proj_slug(path) -> str:
     s = _non_alnum.sub(lambda m: '-'*_utf16_len(m[0]), str(path))
     return s if len(s) <= MAX_SLUG else f'{s[:MAX_SLUG]}-{js_hash(str(path))}'
 
-# %% ../nbs/00_core.ipynb #a8772198
+# %% ../nbs/00_core.ipynb #29510919
 def resolve_cwd(cwd=None) -> str:
     "`cwd` (default: the current directory) as Claude Code records it: absolute, symlinks resolved, NFC"
     return unicodedata.normalize('NFC', os.path.realpath(os.path.expanduser(str(cwd or os.getcwd()))))
@@ -80,7 +80,7 @@ def sess_dir(cwd=None) -> Path:
     if d.exists() or len(d.name) <= MAX_SLUG: return d
     return first(projects_dir().glob(glob.escape(d.name[:MAX_SLUG]) + '-*')) or d
 
-# %% ../nbs/00_core.ipynb #f4f432bf
+# %% ../nbs/00_core.ipynb #595cdbb9
 _uuid_re = re.compile(r'^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', re.I)
 
 def is_sid(s) -> bool:
@@ -92,7 +92,7 @@ def check_sid(sid) -> str:
     if not is_sid(sid): raise ValueError(f"Not a session id (a UUID like 9b2c0a1e-6f0d-4c4e-8a57-0d4b9e1f3a21): {sid!r}")
     return sid
 
-# %% ../nbs/00_core.ipynb #11ed1860
+# %% ../nbs/00_core.ipynb #adece74d
 def sess_files(d) -> L:
     "The session transcripts (UUID-named, non-empty `.jsonl` files) in project folder `d`"
     res = L()
@@ -102,7 +102,7 @@ def sess_files(d) -> L:
         except OSError: pass  # removed while we looked
     return res
 
-# %% ../nbs/00_core.ipynb #d872b308
+# %% ../nbs/00_core.ipynb #aa9ad133
 def _mtime(p):
     try: return p.stat().st_mtime
     except OSError: return 0
@@ -121,7 +121,7 @@ def sess_file(sid=None, cwd=None) -> Path:
     if p := first(projects_dir().glob(f'*/{sid}.jsonl')): return p
     raise FileNotFoundError(f"No transcript for session {sid} under {projects_dir()}")
 
-# %% ../nbs/00_core.ipynb #8acfa4ff
+# %% ../nbs/00_core.ipynb #68b2ecd4
 class Rec(AttrDict):
     "A transcript record: the parsed JSON object, whose keys (nested ones too) also read as attributes"
     def __getattr__(self, k):
@@ -134,7 +134,7 @@ class Rec(AttrDict):
                 if type(o) is dict: v[i] = Rec(o)
         return v
 
-# %% ../nbs/00_core.ipynb #b3bfc4ff
+# %% ../nbs/00_core.ipynb #78544cb9
 class TranscriptError(ValueError):
     "A transcript line that is not a JSON record, reported with its file and line number"
     def __init__(self, path, lineno, msg):
@@ -143,7 +143,7 @@ class TranscriptError(ValueError):
 
 class TranscriptWarning(UserWarning): "Something in a transcript was skipped or repaired while reading"
 
-# %% ../nbs/00_core.ipynb #810ca214
+# %% ../nbs/00_core.ipynb #ba3c6059
 def _loads(line, path, n):
     try: return orjson.loads(line)
     except orjson.JSONDecodeError:
@@ -154,10 +154,19 @@ def _loads(line, path, n):
     warnings.warn(f'{path}:{n}: bytes that are not UTF-8 were read as U+FFFD', TranscriptWarning, stacklevel=3)
     return orjson.loads(b.decode('utf-8', 'replace'))
 
+@contextmanager
+def no_gc():
+    "Pause Python's cyclic garbage collector inside a `with` block (parsed JSON holds no cycles to collect)"
+    was = gc.isenabled()
+    gc.disable()
+    try: yield
+    finally:
+        if was: gc.enable()
+
 def load_recs(path, skip_bad=False) -> L:
     "Every record of the JSONL transcript at `path`, in file order, as `Rec`s (reading never writes)"
     path, recs = Path(path), []
-    with open(path, 'rb') as f:
+    with open(path, 'rb') as f, no_gc():
         for n, line in enumerate(f, 1):
             try: d = _loads(line, path, n)
             except ValueError as e: d = e
@@ -172,12 +181,12 @@ def load_recs(path, skip_bad=False) -> L:
             else: raise TranscriptError(path, n, f'not a JSON record ({why}); pass skip_bad=True to skip such lines')
     return L(recs)
 
-# %% ../nbs/00_core.ipynb #faac1ff1
+# %% ../nbs/00_core.ipynb #977136ff
 def load_sess(sid=None, cwd=None, skip_bad=False) -> L:
     "Every record of session `sid` (default: the current session of `cwd`), in file order"
     return load_recs(sess_file(sid, cwd), skip_bad=skip_bad)
 
-# %% ../nbs/00_core.ipynb #dc452bf8
+# %% ../nbs/00_core.ipynb #5f6ee542
 _HEAD = 65536
 _skip_prompt = re.compile(r'^(?:<local-command-stdout>|<command-name>|<command-message>|<session-start-hook>|<tick>|'
                           r'<task-notification>|<system-reminder>|\[Request interrupted by user|Caveat: )')
@@ -199,7 +208,7 @@ def prompt_text(rec) -> str:
     if not isinstance(c, str) or _skip_prompt.match(c.lstrip()): return ''
     return c.strip()
 
-# %% ../nbs/00_core.ipynb #ed837d67
+# %% ../nbs/00_core.ipynb #85aaeedd
 class SessInfo(AttrDict):
     "Cheap metadata of one transcript: `sid`, `path`, `project`, `cwd`, `branch`, `mtime`, `size`, `title`, `prompt`, `started`"
     @property
@@ -226,7 +235,7 @@ def sess_info(path) -> SessInfo | None:
                     title=last('customTitle', ('custom-title',)) or last('aiTitle', ('ai-title',)),
                     prompt=first(filter(None, map(prompt_text, hrecs))) or last('lastPrompt'))
 
-# %% ../nbs/00_core.ipynb #5b3363cd
+# %% ../nbs/00_core.ipynb #21998e5e
 def ls_projects() -> L:
     "Every project folder under the config folder, newest activity first"
     d = projects_dir()
@@ -238,7 +247,7 @@ def ls_sess(cwd=None) -> L:
     infos = L(sess_info(p) for d in dirs for p in sess_files(d)).filter()
     return infos.sorted('mtime', reverse=True)
 
-# %% ../nbs/00_core.ipynb #9e8f33f5
+# %% ../nbs/00_core.ipynb #0adf74bd
 def _first_rec(path):
     try:
         with open(path, 'rb') as f: return first(_lines(f.read(_HEAD)))
