@@ -8,13 +8,13 @@ Docs: https://llmsurgery.github.io/llmsurgery/thread.html.md"""
 __all__ = ['CHAIN_TYPES', 'rec_role', 'block_txt', 'rec_txt', 'is_chain', 'conv_recs', 'ThreadError', 'sess_thread',
            'sess_history', 'fmt_recs', 'api_msgs', 'sent_msgs']
 
-# %% ../nbs/01_thread.ipynb #adf459a2
+# %% ../nbs/01_thread.ipynb #e3852853
 import json
 from fastcore.basics import first, AttrDict
 from fastcore.foundation import L
 from .core import *
 
-# %% ../nbs/01_thread.ipynb #0f09a326
+# %% ../nbs/01_thread.ipynb #b8f788a4
 def _blocks(rec):
     c = (rec.get('message') or {}).get('content')
     return c if isinstance(c, list) else []
@@ -25,7 +25,7 @@ def rec_role(rec) -> str:
     if t == 'user' and any(isinstance(b, dict) and b.get('type') == 'tool_result' for b in _blocks(rec)): return 'tool'
     return t or '?'
 
-# %% ../nbs/01_thread.ipynb #8fadcb96
+# %% ../nbs/01_thread.ipynb #adafe4de
 def _short(o, mx):
     s = o if isinstance(o, str) else json.dumps(o, ensure_ascii=False)
     return s if mx is None or len(s) <= mx else s[:mx] + f'… [{len(s)-mx:,} more chars]'
@@ -56,7 +56,7 @@ def rec_txt(rec, mx=None) -> str:
     if isinstance(rec.get('content'), str): return _short(rec['content'], mx)
     return ''
 
-# %% ../nbs/01_thread.ipynb #4a5c0f0d
+# %% ../nbs/01_thread.ipynb #040bf7c2
 CHAIN_TYPES = {'user', 'assistant', 'attachment', 'system', 'progress'}
 
 def is_chain(rec, sidechain=False) -> bool:
@@ -68,28 +68,43 @@ def conv_recs(recs, sidechain=False) -> L:
     "The records of `recs` that carry conversation, in file order"
     return L(recs).filter(is_chain, sidechain=sidechain)
 
-# %% ../nbs/01_thread.ipynb #6a97669f
+# %% ../nbs/01_thread.ipynb #d7bb21c5
 class ThreadError(ValueError): "A transcript whose `parentUuid` links cannot be walked (a cycle)"
 
 class _Chain:
     "Resolved parent links (`par`) and children (`ch`) of the chain records of one transcript"
     def __init__(self, recs, sidechain=False, preserved=True):
-        self.sidechain, self.recs = sidechain, [r for r in recs if is_chain(r, sidechain)]
-        self.by_id = {r['uuid']: r for r in self.recs}
-        self.pos = {u: i for i,u in enumerate(self.by_id)}
+        self.sidechain, self.recs, self.by_id, self.mid, parents, bounds = sidechain, [], {}, {}, [], []
+        keep, by_id, mid = self.recs.append, self.by_id, self.mid
+        for r in recs:  # one pass over every record, `is_chain` inlined: touching each record once is what costs
+            u, t = r.get('uuid'), r.get('type')
+            if t not in CHAIN_TYPES or type(u) is not str or (not sidechain and r.get('isSidechain')): continue
+            keep(r); by_id[u] = r; parents.append(r.get('parentUuid'))
+            if t == 'assistant': mid[u] = (r.get('message') or {}).get('id')
+            elif preserved and t == 'system' and r.get('subtype') == 'compact_boundary': bounds.append(r)
         self.par, self.ch, prev = {}, {}, None
-        for r in self.recs:  # rule 2: unknown parents bridge to the record before, null is a root
-            u, p = r['uuid'], r.get('parentUuid')
-            self._link(u, (p if p in self.by_id else prev) if p is not None else None)
+        par, ch, by_id = self.par, self.ch, self.by_id
+        for r, p in zip(self.recs, parents):  # rule 2: unknown parents bridge to the record before, null is a root
+            u = r['uuid']
+            if p is not None and p not in by_id: p = prev
+            if u in par: self._link(u, p)  # a uuid written twice: the last record wins
+            else:
+                par[u] = p
+                if p is not None: ch.setdefault(p, []).append(u)
             prev = u
-        for r in self.recs:  # rule 3: re-link segments kept across compactions
-            if not preserved or r.get('subtype') != 'compact_boundary': continue
+        for r in bounds:  # rule 3: re-link segments kept across compactions
             seg = (r.get('compactMetadata') or {}).get('preservedSegment') or {}
             head, anchor, tail = seg.get('headUuid'), seg.get('anchorUuid'), seg.get('tailUuid')
             if not all(u in self.by_id for u in (head, anchor, tail)): continue
             for u in list(self.ch.get(anchor, [])):
                 if u != head: self._link(u, tail)
             self._link(head, anchor)
+
+    @property
+    def pos(self):
+        "File position of each chain record, by uuid (made on first use: most transcripts never need it)"
+        if not hasattr(self, '_pos'): self._pos = {u: i for i,u in enumerate(self.by_id)}
+        return self._pos
 
     def _link(self, u, p):
         "Make `p` the parent of `u`"
@@ -119,7 +134,7 @@ class _Chain:
             u = self.par.get(u)
         return out[::-1]
 
-# %% ../nbs/01_thread.ipynb #4cced4c1
+# %% ../nbs/01_thread.ipynb #1d2b32e0
 def _msg_id(r): return (r.get('message') or {}).get('id') if r.get('type') == 'assistant' else None
 
 def _tool_ids(r, kind, key):
@@ -127,23 +142,26 @@ def _tool_ids(r, kind, key):
 
 def _add_parallel_results(chain, uuids):
     "`uuids` with each assistant message whole: all its records, then all their tool results, in file order"
-    ch, out, i = chain.ch, [], 0
-    while i < len(uuids):
-        mid = _msg_id(chain.by_id[uuids[i]])
-        j = i+1
-        while mid is not None and j < len(uuids) and _msg_id(chain.by_id[uuids[j]]) == mid: j += 1
-        if mid is None: out.append(uuids[i]); i = j; continue
+    ch, by_id, mids = chain.ch, chain.by_id, chain.mid
+    out, done, n = [], 0, len(uuids)
+    for i in [i for i, u in enumerate(uuids) if u in mids]:  # only assistant records start a message
+        if i < done: continue
+        mid, j = mids[uuids[i]], i+1
+        if mid is None: continue
+        while j < n and mids.get(uuids[j]) == mid: j += 1
+        if all(len(ch.get(u, ())) < 2 for u in uuids[i:j]): continue  # no branch: the walk saw the whole message
         group, todo = set(uuids[i:j]), list(uuids[i:j])
         while todo:  # records of the same message on side branches
             for c in ch.get(todo.pop(), []):
-                if c not in group and _msg_id(chain.by_id[c]) == mid: group.add(c); todo.append(c)
-        res = {c for u in group for c in ch.get(u, []) if rec_role(chain.by_id[c]) == 'tool'}
-        out += sorted(group, key=chain.pos.__getitem__) + sorted(res, key=chain.pos.__getitem__)
-        i = j
-        while i < len(uuids) and uuids[i] in res: i += 1  # the result(s) the walk came through
-    return out
+                if c not in group and mids.get(c) == mid: group.add(c); todo.append(c)
+        res = {c for u in group for c in ch.get(u, []) if rec_role(by_id[c]) == 'tool'}
+        pos = chain.pos.__getitem__
+        out += uuids[done:i] + sorted(group, key=pos) + sorted(res, key=pos)
+        done = j
+        while done < n and uuids[done] in res: done += 1  # the result(s) the walk came through
+    return out + uuids[done:]
 
-# %% ../nbs/01_thread.ipynb #b3e440fd
+# %% ../nbs/01_thread.ipynb #19f56455
 def _chain(recs):
     "The main conversation's chain, or, in a subagent's transcript (all sidechain records), the subagent's"
     chain = _Chain(recs)
@@ -154,12 +172,14 @@ def _last_leaf_uuid(recs):
 
 def sess_thread(recs, leaf=None) -> L:
     "The records on the conversation Claude Code resumes from `recs`, root first (`leaf`: start from this uuid instead)"
-    recs = L(recs)
-    chain = _chain(recs)
-    path = chain.walk(leaf) if leaf else chain.path(_last_leaf_uuid(recs))
-    return L(_add_parallel_results(chain, path)).map(chain.by_id.__getitem__)
+    if not isinstance(recs, (list, L)): recs = list(recs)
+    with no_gc():
+        chain = _chain(recs)
+        path = chain.walk(leaf) if leaf else chain.path(_last_leaf_uuid(recs))
+        by_id = chain.by_id
+        return L([by_id[u] for u in _add_parallel_results(chain, path)])
 
-# %% ../nbs/01_thread.ipynb #95dff139
+# %% ../nbs/01_thread.ipynb #34540211
 def sess_history(recs) -> L:
     "The whole logical conversation across compactions: `sess_thread`, continued through each boundary's `logicalParentUuid`"
     recs = L(recs)
@@ -172,7 +192,7 @@ def sess_history(recs) -> L:
         res = before + [v for v in res if v not in seen]
     return L(res).map(chain.by_id.__getitem__)
 
-# %% ../nbs/01_thread.ipynb #cfeb0006
+# %% ../nbs/01_thread.ipynb #4f3bf1e4
 def _when(r): return (r.get('timestamp') or '')[:19].replace('T', ' ')
 
 def fmt_recs(recs, mx=500, attachments=False) -> str:
@@ -194,7 +214,7 @@ def fmt_recs(recs, mx=500, attachments=False) -> str:
         out.append(rec_txt(r, mx))
     return '\n'.join(out).strip()
 
-# %% ../nbs/01_thread.ipynb #585702dc
+# %% ../nbs/01_thread.ipynb #d9fb3a65
 def api_msgs(recs) -> list:
     "The Anthropic `messages` Claude Code sends for the records `recs` of a thread, without attachment reminders"
     out, prev = [], None
@@ -209,7 +229,7 @@ def api_msgs(recs) -> list:
         prev = mid
     return out
 
-# %% ../nbs/01_thread.ipynb #2ca4a737
+# %% ../nbs/01_thread.ipynb #e2d9340e
 def _is_reminder(s): return isinstance(s, str) and s.lstrip().startswith('<system-reminder>')
 
 def _clean_block(b):
