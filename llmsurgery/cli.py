@@ -7,9 +7,9 @@ Docs: https://llmsurgery.github.io/llmsurgery/cli.html.md"""
 # %% auto #0
 __all__ = ['fmt_ls', 'cmd_ls', 'cmd_show', 'emit', 'progress', 'cmd_find', 'cmd_grep', 'cmd_prompts', 'cmd_replies', 'cmd_result',
            'cmd_agents', 'cmd_stats', 'cmd_tools', 'cmd_errors', 'cmd_files', 'cmd_commands', 'cmd_usage',
-           'cmd_resume_check', 'main']
+           'cmd_resume_check', 'cmd_sess2nb', 'cmd_nb2sess', 'main']
 
-# %% ../nbs/09_cli.ipynb #5e1eac16
+# %% ../nbs/09_cli.ipynb #66767017
 import sys, re, json, argparse, time, shutil
 from pathlib import Path
 from fastcore.basics import first
@@ -19,8 +19,9 @@ from .thread import *
 from .search import *
 from .forensics import *
 from .resume import resume_check, resume_check_cmd, ResumeError
+from .convert import sess2nb, nb2sess
 
-# %% ../nbs/09_cli.ipynb #e9442ac7
+# %% ../nbs/09_cli.ipynb #21c59950
 def _human(n):
     for u in ('B', 'KB', 'MB', 'GB'):
         if n < 1024 or u == 'GB': return f'{n:.0f} {u}' if u == 'B' else f'{n:.1f} {u}'
@@ -63,7 +64,7 @@ def cmd_ls(args):
         print('\n' + fmt_recs(sess_thread(load_sess(ls_sess()[0].sid)), mx=300))
     return 0
 
-# %% ../nbs/09_cli.ipynb #c42d7e04
+# %% ../nbs/09_cli.ipynb #465d9aac
 def cmd_show(args):
     "Print a session's conversation"
     recs = load_recs(sess_path(args.session))
@@ -73,7 +74,7 @@ def cmd_show(args):
     else: print(fmt_recs(recs, mx=args.mx or None, attachments=args.attachments))
     return 0 if recs else 1
 
-# %% ../nbs/09_cli.ipynb #eb969a85
+# %% ../nbs/09_cli.ipynb #5f44666e
 def _found(res):
     if res is None: return False
     return bool(len(res)) if hasattr(res, '__len__') and not isinstance(res, dict) else True
@@ -94,7 +95,7 @@ def progress():
     "`_bar` when stderr is a terminal, else nothing"
     return _bar if sys.stderr.isatty() else None
 
-# %% ../nbs/09_cli.ipynb #95d6fd8e
+# %% ../nbs/09_cli.ipynb #3e2fd7c5
 def _where(a): return dict(project=a.project, since=a.since, until=a.until, progress=progress())
 
 def cmd_find(a):
@@ -132,7 +133,7 @@ def cmd_usage(a):
     "Tokens and cost of a session by model (--by day|project|session|model: over all sessions)"
     return usage_by(a.by, **_where(a)) if a.by else sess_usage(a.session)
 
-# %% ../nbs/09_cli.ipynb #019ca4e5
+# %% ../nbs/09_cli.ipynb #36620a23
 def cmd_resume_check(a):
     "Resume a scratch copy of a session with the installed Claude Code, offline, and show what it rebuilt"
     p = sess_path(a.session)
@@ -140,7 +141,18 @@ def cmd_resume_check(a):
     print(resume_check_cmd(str(p)))
     return 0
 
-# %% ../nbs/09_cli.ipynb #28c4ed17
+# %% ../nbs/09_cli.ipynb #e2c3205e
+def cmd_sess2nb(a):
+    "Write a session as a dialog notebook (.ipynb)"
+    print(sess2nb(str(sess_path(a.session)), a.output, mx=a.mx or None))
+    return 0
+
+def cmd_nb2sess(a):
+    "Write a dialog notebook back as a Claude Code session of the current directory; prints its id"
+    print(nb2sess(a.notebook, a.cwd))
+    return 0
+
+# %% ../nbs/09_cli.ipynb #d96025c5
 _SESS = (['session'], dict(nargs='?', default='.', help="id, unique id prefix, title, .jsonl path, or '.' (current)"))
 _PAT = (['pattern'], dict(help='a regular expression'))
 def _opt(*names, **kw): return (list(names), kw)
@@ -169,6 +181,10 @@ _COMMANDS = {
     'usage': (cmd_usage, [_SESS, _opt('--by', choices=['day', 'project', 'session', 'model']), *_ALL]),
     'stats': (cmd_stats, [_SESS]),
     'resume-check': (cmd_resume_check, [_SESS]),
+    'sess2nb': (cmd_sess2nb, [_SESS, _opt('-o', '--output', metavar='FILE', help='the notebook (default: SESSION_ID.ipynb)'),
+                              _opt('--mx', type=int, default=2000, help='cut strings at this many characters (0: never)')]),
+    'nb2sess': (cmd_nb2sess, [_opt('notebook', help='a dialog notebook (.ipynb)'),
+                              _opt('--cwd', help="the session's project directory (default: the current one)")]),
 }
 
 def _parser():
@@ -190,7 +206,7 @@ def main(argv=None) -> int:
     if not getattr(args, 'func', None): p.print_help(); return 2
     try:
         res = args.func(args)
-        return res if args.cmd in ('ls', 'show', 'resume-check') else emit(res, args.json)
+        return res if args.cmd in ('ls', 'show', 'resume-check', 'sess2nb', 'nb2sess') else emit(res, args.json)
     except (FileNotFoundError, ResumeError) as e: err, rc = e, 1
     except (ValueError, re.error) as e: err, rc = e, 2
     except BrokenPipeError: return 0
