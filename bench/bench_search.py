@@ -93,7 +93,8 @@ def child(kind, path, runs):
         t = time.perf_counter(); res = f(); ts.append(time.perf_counter() - t)
         n = len(res); del res
     tracemalloc.start(); f(); peak = tracemalloc.get_traced_memory()[1]; tracemalloc.stop()
-    print(json.dumps(dict(time=min(ts), n=n, rss=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, traced=peak)))
+    rss = lambda who: resource.getrusage(who).ru_maxrss * 1024
+    print(json.dumps(dict(time=min(ts), n=n, rss=rss(resource.RUSAGE_SELF), kids=rss(resource.RUSAGE_CHILDREN), traced=peak)))
 
 def measure(kind, path, runs):
     out = subprocess.run([sys.executable, __file__, '--child', kind, str(path), '--runs', str(runs)],
@@ -134,6 +135,6 @@ def main():
     print(f'2. A tree of {nfiles} transcripts, {mb(tree_bytes)}')
     print(f'   rg -l            {rg_t*1000:8.1f} ms   {len(rg_files)} file(s)')
     print(f'   find_sess        {t["time"]*1000:8.1f} ms   {t["n"]} session(s)   {t["time"]/rg_t:5.1f}x rg   '
-          f'peak RSS {mb(t["rss"])}, traced {mb(t["traced"])}')
+          f'peak RSS {mb(t["rss"])} (each scanning worker process at most {mb(t["kids"])}), traced {mb(t["traced"])}')
 
 if __name__ == '__main__': main()
