@@ -20,7 +20,7 @@ from fastcore.foundation import L
 import orjson
 from .core import *
 from .core import _mtime
-from .thread import rec_role, is_chain
+from .thread import rec_role, is_chain, block_txt
 
 # %% ../nbs/06_search.ipynb #aed609d3
 def _cell(v):
@@ -400,17 +400,10 @@ def tool_summary(inp) -> str:
 def _cut(s, mx): return s if mx is None or len(s) <= mx else s[:mx] + f'… [{len(s)-mx:,} more chars]'
 
 def _block_lines(b, mx):
+    "`block_txt`, with a tool call as `→ Tool: main argument` and a result as `← result`"
     t = b.get('type')
-    if t == 'text': return b.get('text') or ''
-    if t == 'thinking': return '[thinking] ' + (b.get('thinking') or '')
-    if t == 'redacted_thinking': return '[redacted thinking]'
     if t == 'tool_use': return f"→ {b.get('name')}: {tool_summary(b.get('input'))}"
-    if t == 'tool_result':
-        c = b.get('content')
-        s = '\n'.join(x if isinstance(x, str) else _block_lines(x, mx) for x in c) if isinstance(c, list) else str(c or '')
-        return '← ' + ('[error] ' if b.get('is_error') else '') + s
-    if t in ('image', 'document'): return f"[{t} {(b.get('source') or {}).get('media_type', '')}]"
-    return f'[{t}]'
+    return ('← ' if t == 'tool_result' else '') + block_txt(b)
 
 def show_txt(rec, mx=500) -> str:
     "What `show_recs` prints for `rec`: text, `→ Tool: argument` for a call, `← result` for a result, else `[...]`"
