@@ -1,18 +1,16 @@
 """Each rule of `sess_thread`, checked against the real Claude Code CLI.
 
-Every case is a handmade transcript that isolates one rule. We write it into a scratch config folder, resume it with
-the real `claude` binary (bundled in claude-agent-sdk) against the fake API on loopback, and compare the conversation
-the CLI sent with the one `sess_thread` rebuilds. No tokens, no network beyond 127.0.0.1.
+Every case is a handmade transcript that isolates one rule. `resume_check` resumes a scratch copy of it with the real
+`claude` binary (bundled in claude-agent-sdk) against the fake API on loopback, and we compare the conversation the
+CLI sent with the one `sess_thread` rebuilds. No tokens, no network beyond 127.0.0.1.
 """
 import json, uuid
-from pathlib import Path
 import pytest
 from llmsurgery.core import *
 from llmsurgery.thread import *
-from llmsurgery.fakeapi import FakeAPI, run_claude, text
+from llmsurgery.resume import resume_check
 
 SID = '5e55a0c1-0000-4000-8000-000000000001'
-PROMPT = 'What did we just talk about?'
 
 def u(n): return str(uuid.UUID(int=n))
 
@@ -27,27 +25,12 @@ def asst(n, parent, content, mid=None, **kw):
                 message=dict(id=mid or f'msg_{n:04d}', type='message', role='assistant', model='claude-sonnet-4-6',
                              content=content, stop_reason='end_turn', usage=dict(input_tokens=1, output_tokens=1)), **kw)
 
-def resumed(tmp_path, recs):
-    "The messages the real CLI sends on `--resume` of `recs`, without reminders or the new prompt"
-    cwd, cfg = tmp_path/'work', tmp_path/'cfg'
-    cwd.mkdir()
-    with config_dir(cfg):
-        d = sess_dir(cwd)
-        d.mkdir(parents=True)
-        (d/f'{SID}.jsonl').write_text(''.join(json.dumps(r)+'\n' for r in recs))
-    with FakeAPI([[text('ok')]], timeout=60) as api:
-        run_claude(PROMPT, cwd, cfg, api, resume=SID, timeout=60)
-        msgs = sent_msgs(api.reqs[0]['messages'])
-    last = msgs[-1]['content']
-    assert last[-1] == dict(type='text', text=PROMPT)
-    if len(last) == 1: msgs = msgs[:-1]
-    else: msgs[-1] = dict(role='user', content=last[:-1])
-    return msgs
-
 def check(tmp_path, recs, expected_texts):
-    "The CLI and `sess_thread` agree, and the conversation is the one the rule says"
+    "The real CLI resumes `recs` as `sess_thread` rebuilds them, and that conversation is the one the rule says"
+    p = tmp_path/f'{SID}.jsonl'
+    p.write_text(''.join(json.dumps(r)+'\n' for r in recs))
     ours = sent_msgs(api_msgs(sess_thread([Rec(r) for r in recs])))
-    assert resumed(tmp_path, recs) == ours
+    assert sent_msgs(resume_check(path=p).conv) == ours
     assert [block_txt(b) for m in ours for b in m['content']] == expected_texts
 
 def test_plain_chain(tmp_path):
