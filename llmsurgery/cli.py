@@ -9,7 +9,7 @@ __all__ = ['fmt_ls', 'cmd_ls', 'cmd_show', 'emit', 'progress', 'cmd_find', 'cmd_
            'cmd_agents', 'cmd_stats', 'cmd_tools', 'cmd_errors', 'cmd_files', 'cmd_commands', 'cmd_usage',
            'cmd_resume_check', 'cmd_sess2nb', 'cmd_nb2sess', 'main']
 
-# %% ../nbs/09_cli.ipynb #66767017
+# %% ../nbs/09_cli.ipynb #caeac8bc
 import sys, re, json, argparse, time, shutil
 from pathlib import Path
 from fastcore.basics import first
@@ -21,7 +21,7 @@ from .forensics import *
 from .resume import resume_check, resume_check_cmd, ResumeError
 from .convert import sess2nb, nb2sess
 
-# %% ../nbs/09_cli.ipynb #21c59950
+# %% ../nbs/09_cli.ipynb #7b7d31b5
 def _human(n):
     for u in ('B', 'KB', 'MB', 'GB'):
         if n < 1024 or u == 'GB': return f'{n:.0f} {u}' if u == 'B' else f'{n:.1f} {u}'
@@ -51,7 +51,7 @@ def cmd_ls(args):
     "List projects and sessions, newest first"
     infos = ls_sess(args.project)
     if args.limit: infos = infos[:args.limit]
-    if args.json: return print(json.dumps(list(infos.map(_info_json)), indent=1)) or (0 if infos else 1)
+    if args.json: return emit(list(infos.map(_info_json)), as_json=True)
     if infos:
         print(f"{len(infos)} sessions in {projects_dir()}\n")
         print(fmt_ls(infos))
@@ -64,7 +64,7 @@ def cmd_ls(args):
         print('\n' + fmt_recs(sess_thread(load_sess(ls_sess()[0].sid)), mx=300))
     return 0
 
-# %% ../nbs/09_cli.ipynb #465d9aac
+# %% ../nbs/09_cli.ipynb #b6cbc944
 def cmd_show(args):
     "Print a session's conversation"
     recs = load_recs(sess_path(args.session))
@@ -74,7 +74,7 @@ def cmd_show(args):
     else: print(fmt_recs(recs, mx=args.mx or None, attachments=args.attachments))
     return 0 if recs else 1
 
-# %% ../nbs/09_cli.ipynb #5f44666e
+# %% ../nbs/09_cli.ipynb #37b0396f
 def _found(res):
     if res is None: return False
     return bool(len(res)) if hasattr(res, '__len__') and not isinstance(res, dict) else True
@@ -95,7 +95,7 @@ def progress():
     "`_bar` when stderr is a terminal, else nothing"
     return _bar if sys.stderr.isatty() else None
 
-# %% ../nbs/09_cli.ipynb #3e2fd7c5
+# %% ../nbs/09_cli.ipynb #e97a5092
 def _where(a): return dict(project=a.project, since=a.since, until=a.until, progress=progress())
 
 def cmd_find(a):
@@ -133,15 +133,15 @@ def cmd_usage(a):
     "Tokens and cost of a session by model (--by day|project|session|model: over all sessions)"
     return usage_by(a.by, **_where(a)) if a.by else sess_usage(a.session)
 
-# %% ../nbs/09_cli.ipynb #36620a23
+# %% ../nbs/09_cli.ipynb #30dbba43
 def cmd_resume_check(a):
     "Resume a scratch copy of a session with the installed Claude Code, offline, and show what it rebuilt"
     p = sess_path(a.session)
-    if a.json: return print(json.dumps(resume_check(path=p).conv, indent=1, ensure_ascii=False)) or 0
+    if a.json: return emit(resume_check(path=p).conv, as_json=True)
     print(resume_check_cmd(str(p)))
     return 0
 
-# %% ../nbs/09_cli.ipynb #e2c3205e
+# %% ../nbs/09_cli.ipynb #68ac650c
 def cmd_sess2nb(a):
     "Write a session as a dialog notebook (.ipynb)"
     print(sess2nb(str(sess_path(a.session)), a.output, mx=a.mx or None))
@@ -152,7 +152,7 @@ def cmd_nb2sess(a):
     print(nb2sess(a.notebook, a.cwd))
     return 0
 
-# %% ../nbs/09_cli.ipynb #d96025c5
+# %% ../nbs/09_cli.ipynb #c40fc757
 _SESS = (['session'], dict(nargs='?', default='.', help="id, unique id prefix, title, .jsonl path, or '.' (current)"))
 _PAT = (['pattern'], dict(help='a regular expression'))
 def _opt(*names, **kw): return (list(names), kw)
@@ -161,9 +161,9 @@ _FILTER = [_opt('--role', help='only records of this role (user, assistant, tool
 _ALL = [_opt('--project', help='only projects whose folder name contains this'), *_FILTER[2:]]
 
 _COMMANDS = {
-    'ls': (lambda a: cmd_ls(a), [_opt('project', nargs='?', help='only the project in this directory'),
+    'ls': (cmd_ls, [_opt('project', nargs='?', help='only the project in this directory'),
                                  _opt('-n', '--limit', type=int, default=0, help='at most this many sessions')]),
-    'show': (lambda a: cmd_show(a), [_SESS, _opt('--all', action='store_true', help='every conversation record, not only the thread'),
+    'show': (cmd_show, [_SESS, _opt('--all', action='store_true', help='every conversation record, not only the thread'),
              _opt('--mx', type=int, default=2000, help='cut strings at this many characters (0: never)'),
              _opt('--attachments', action='store_true', help="include Claude Code's context attachments")]),
     'find': (cmd_find, [_PAT, _opt('--project'), *_FILTER, _opt('--limit', type=int, default=0),
@@ -191,7 +191,7 @@ def _parser():
     p = argparse.ArgumentParser(prog='llmsurgery', description='Find, read, walk and investigate Claude Code sessions')
     sub = p.add_subparsers(dest='cmd', metavar='COMMAND')
     for name, (f, args) in _COMMANDS.items():
-        doc = (globals().get(f"cmd_{name.replace('-', '_')}") or f).__doc__
+        doc = f.__doc__
         sp = sub.add_parser(name, help=doc, description=doc)
         for names, kw in args: sp.add_argument(*names, **kw)
         sp.add_argument('--json', action='store_true', help='machine-readable output')
@@ -206,7 +206,7 @@ def main(argv=None) -> int:
     if not getattr(args, 'func', None): p.print_help(); return 2
     try:
         res = args.func(args)
-        return res if args.cmd in ('ls', 'show', 'resume-check', 'sess2nb', 'nb2sess') else emit(res, args.json)
+        return res if isinstance(res, int) else emit(res, args.json)  # commands that print for themselves return a status
     except (FileNotFoundError, ResumeError) as e: err, rc = e, 1
     except (ValueError, re.error) as e: err, rc = e, 2
     except BrokenPipeError: return 0
