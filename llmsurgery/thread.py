@@ -8,13 +8,13 @@ Docs: https://llmsurgery.github.io/llmsurgery/thread.html.md"""
 __all__ = ['CHAIN_TYPES', 'rec_role', 'block_txt', 'rec_txt', 'is_chain', 'conv_recs', 'ThreadError', 'sess_thread',
            'sess_history', 'fmt_recs', 'api_msgs', 'sent_msgs']
 
-# %% ../nbs/01_thread.ipynb #e3852853
+# %% ../nbs/01_thread.ipynb #d2ff1731
 import json
 from fastcore.basics import first, AttrDict
 from fastcore.foundation import L
 from .core import *
 
-# %% ../nbs/01_thread.ipynb #b8f788a4
+# %% ../nbs/01_thread.ipynb #09e5d11d
 def _blocks(rec):
     c = (rec.get('message') or {}).get('content')
     return c if isinstance(c, list) else []
@@ -25,7 +25,7 @@ def rec_role(rec) -> str:
     if t == 'user' and any(isinstance(b, dict) and b.get('type') == 'tool_result' for b in _blocks(rec)): return 'tool'
     return t or '?'
 
-# %% ../nbs/01_thread.ipynb #adafe4de
+# %% ../nbs/01_thread.ipynb #4731ca2f
 def _short(o, mx):
     s = o if isinstance(o, str) else json.dumps(o, ensure_ascii=False)
     return s if mx is None or len(s) <= mx else s[:mx] + f'… [{len(s)-mx:,} more chars]'
@@ -56,7 +56,7 @@ def rec_txt(rec, mx=None) -> str:
     if isinstance(rec.get('content'), str): return _short(rec['content'], mx)
     return ''
 
-# %% ../nbs/01_thread.ipynb #040bf7c2
+# %% ../nbs/01_thread.ipynb #083e3b14
 CHAIN_TYPES = {'user', 'assistant', 'attachment', 'system', 'progress'}
 
 def is_chain(rec, sidechain=False) -> bool:
@@ -68,7 +68,7 @@ def conv_recs(recs, sidechain=False) -> L:
     "The records of `recs` that carry conversation, in file order"
     return L(recs).filter(is_chain, sidechain=sidechain)
 
-# %% ../nbs/01_thread.ipynb #d7bb21c5
+# %% ../nbs/01_thread.ipynb #a310449c
 class ThreadError(ValueError): "A transcript whose `parentUuid` links cannot be walked (a cycle)"
 
 class _Chain:
@@ -134,7 +134,7 @@ class _Chain:
             u = self.par.get(u)
         return out[::-1]
 
-# %% ../nbs/01_thread.ipynb #1d2b32e0
+# %% ../nbs/01_thread.ipynb #9b754ab6
 def _msg_id(r): return (r.get('message') or {}).get('id') if r.get('type') == 'assistant' else None
 
 def _tool_ids(r, kind, key):
@@ -161,7 +161,7 @@ def _add_parallel_results(chain, uuids):
         while done < n and uuids[done] in res: done += 1  # the result(s) the walk came through
     return out + uuids[done:]
 
-# %% ../nbs/01_thread.ipynb #19f56455
+# %% ../nbs/01_thread.ipynb #7d062c00
 def _chain(recs):
     "The main conversation's chain, or, in a subagent's transcript (all sidechain records), the subagent's"
     chain = _Chain(recs)
@@ -179,7 +179,7 @@ def sess_thread(recs, leaf=None) -> L:
         by_id = chain.by_id
         return L([by_id[u] for u in _add_parallel_results(chain, path)])
 
-# %% ../nbs/01_thread.ipynb #34540211
+# %% ../nbs/01_thread.ipynb #7c7ddbc2
 def sess_history(recs) -> L:
     "The whole logical conversation across compactions: `sess_thread`, continued through each boundary's `logicalParentUuid`"
     recs = L(recs)
@@ -192,7 +192,7 @@ def sess_history(recs) -> L:
         res = before + [v for v in res if v not in seen]
     return L(res).map(chain.by_id.__getitem__)
 
-# %% ../nbs/01_thread.ipynb #4f3bf1e4
+# %% ../nbs/01_thread.ipynb #9fe1bfcc
 def _when(r): return (r.get('timestamp') or '')[:19].replace('T', ' ')
 
 def fmt_recs(recs, mx=500, attachments=False) -> str:
@@ -214,7 +214,7 @@ def fmt_recs(recs, mx=500, attachments=False) -> str:
         out.append(rec_txt(r, mx))
     return '\n'.join(out).strip()
 
-# %% ../nbs/01_thread.ipynb #d9fb3a65
+# %% ../nbs/01_thread.ipynb #97a4743d
 def api_msgs(recs) -> list:
     "The Anthropic `messages` Claude Code sends for the records `recs` of a thread, without attachment reminders"
     out, prev = [], None
@@ -229,7 +229,7 @@ def api_msgs(recs) -> list:
         prev = mid
     return out
 
-# %% ../nbs/01_thread.ipynb #e2d9340e
+# %% ../nbs/01_thread.ipynb #f2785f13
 def _is_reminder(s): return isinstance(s, str) and s.lstrip().startswith('<system-reminder>')
 
 def _clean_block(b):
