@@ -7,6 +7,7 @@ CLI sent with the one `sess_thread` rebuilds. No tokens, no network beyond 127.0
 import json, uuid
 import pytest
 from llmsurgery.core import *
+from llmsurgery.rec import *
 from llmsurgery.thread import *
 from llmsurgery.resume import resume_check
 

@@ -3,6 +3,7 @@ import json, re
 import pytest
 from hypothesis import given, settings, HealthCheck, strategies as st
 from llmsurgery.core import *
+from llmsurgery.sess import *
 from llmsurgery.thread import api_msgs, sess_thread, sent_msgs
 from llmsurgery.write import *
 
@@ -88,7 +89,7 @@ def test_trunc_tools_cuts_only_tool_strings(msgs, mx):
         if old['type'] not in ('tool_use', 'tool_result'): assert old == new; continue
         o, n = (old['input']['arg'], new['input']['arg']) if old['type'] == 'tool_use' else (old['content'], new['content'])
         if len(o) <= mx: assert n == o
-        else: assert n == f'{o[:mx]}… [{len(o)-mx:,} chars cut]'
+        else: assert n == f'{o[:mx]}…[+{len(o)-mx} chars]'
 
 @given(convs(), words, words)
 def test_reid_renames_every_id_consistently(msgs, k1, k2):
