@@ -2,7 +2,9 @@
 import gc, json, re, time, uuid
 from pathlib import Path
 import orjson
-from llmsurgery.core import fixture, config_dir, sess_file
+from llmsurgery.core import config_dir
+from llmsurgery.fixtures import fixture
+from llmsurgery.sess import sess_file
 
 DATA = Path(__file__).parent/'data'   # git-ignored
 UUID = re.compile(rb'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}')
