@@ -183,11 +183,20 @@ def _mtime(p):
     try: return p.stat().st_mtime
     except OSError: return 0
 
-def cur_sess(cwd=None, # a project directory (default: the current one)
+def _find_id(sid, cwd=None):
+    "The transcript of session `sid`: in `cwd`'s project folder, else in any; None when there is none"
+    p = sess_dir(cwd)/f'{sid}.jsonl'
+    if p.is_file(): return p
+    return first(p for p in projects_dir().glob(f'*/{sid}.jsonl') if p.is_file())
+
+def cur_sess(cwd=None, # a project directory (default: the current directory, and then a running session wins)
             ) -> str:
-    "Id of the current session of project `cwd`: its newest transcript by mtime, else `$CLAUDE_CODE_SESSION_ID`"
+    "Id of the current session: the running Claude Code's (`$CLAUDE_CODE_SESSION_ID`), else the newest of `cwd`'s"
+    env = os.environ.get('CLAUDE_CODE_SESSION_ID')
+    env = env if is_sid(env) else None
+    if env and (p := _find_id(env, cwd)) and (cwd is None or p.parent == sess_dir(cwd)): return env
     if fs := transcripts_in(sess_dir(cwd)): return max(fs, key=_mtime).stem
-    if sid := os.environ.get('CLAUDE_CODE_SESSION_ID'): return check_sid(sid)
+    if env: return env
     raise FileNotFoundError(f"No Claude Code session for {resolve_cwd(cwd)}: {sess_dir(cwd)} holds no transcript")
 
 # %% ../nbs/04_sess.ipynb #5c0e1c1b
@@ -197,9 +206,7 @@ def ls_projects() -> L:
     return L(sorted((p for p in d.iterdir() if p.is_dir()), key=_mtime, reverse=True)) if d.is_dir() else L()
 
 def _by_id(sid, cwd):
-    p = sess_dir(cwd)/f'{sid}.jsonl'
-    if p.exists(): return p
-    if p := first(projects_dir().glob(f'*/{sid}.jsonl')): return p
+    if p := _find_id(sid, cwd): return p
     raise FileNotFoundError(f"No transcript for session {sid} under {projects_dir()}")
 
 def _is_path(s): return isinstance(s, Path) or s.endswith('.jsonl') or os.sep in s or (os.altsep or os.sep) in s
@@ -277,7 +284,10 @@ def sess_info(path, # a transcript
 
 class SessList(Rows):
     "Sessions (`Sess`) that show as a table: when each was last written, its size, id and title or first prompt"
-    def _new(self, items, *args, **kwargs): return type(self)(items, *args, cols=self.cols, title=self.title, **kwargs)
+    def _new(self, items, *args, **kwargs):
+        items = list(items)
+        if all(isinstance(o, Sess) for o in items): return type(self)(items, *args, cols=self.cols, title=self.title, **kwargs)
+        return L(items, *args, **kwargs)
     def rows(self): return [dict(modified=_fmt_mtime(s.mtime), size=s.size, sid=s.sid, project=s.project,
                                  label=s.label) for s in self]
     def to_data(self): return [s.to_data() for s in self]
