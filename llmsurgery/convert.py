@@ -54,7 +54,7 @@ def _user_part(b, rec):
 def _result_part(b, rec):
     if isinstance(b, dict) and b.get('type') == 'tool_reference':
         _no_extra(b, {'type', 'tool_name'}, rec)
-        return Text(f"[tool reference {b.get('tool_name')}]", raw=b)
+        return Text(block_txt(b), raw=b)
     return _user_part(b, rec)
 
 def _result(b, rec, calls):
@@ -168,7 +168,7 @@ def _raw_msg(dlg, r):
     r = orjson.loads(orjson.dumps(r))
     c = r.get('content') if isinstance(r.get('content'), str) else ''
     return dlg.mk_message(c, msg_type=sraw, id=dlg_msg_id(dlg.name, len(dlg.messages)),
-                          meta={'rec_kind': r.get('subtype') or r.get('type'), 'rec': r})
+                          meta={'rec_kind': r.get('type'), 'rec': r})
 
 def recs2dlg(recs, # a session's records, in file order
              name:str='', # the dialog's name
@@ -210,12 +210,12 @@ def dlg2msgs(dlg) -> list:
     "The conversation of dialog `dlg` as Anthropic messages"
     return chat2api(dlg2chat(dlg))
 
-def _reemit(rec, prev, key):
-    "Record `rec` as it was, chained after uuid `prev` under a uuid derived from `key`"
+def _reemit(rec, prev, key, used):
+    "Record `rec` as it was, chained after uuid `prev`; a uuid derived from `key` if it has none or one in `used`"
     r = orjson.loads(orjson.dumps(rec))
     for k in ('parentUuid', 'logicalParentUuid'):
         if k in r: r[k] = prev
-    r['uuid'] = stable_uuid(canon([key, rec.get('uuid')]))
+    if not isinstance(r.get('uuid'), str) or r['uuid'] in used: r['uuid'] = stable_uuid(canon([key, rec.get('uuid')]))
     if isinstance(cm := r.get('compactMetadata'), dict): cm.pop('preservedSegment', None)
     return r
 
@@ -239,9 +239,10 @@ def dlg2recs(dlg, # a dialog
     for i, m in enumerate(dlg.messages):
         k = f'{key}:{dlg.name}:{i}'
         if is_tagged(m):
-            if isinstance(r := m.meta.get('rec'), dict): recs.append(_reemit(r, recs[-1]['uuid'] if recs else None, k))
+            if isinstance(r := m.meta.get('rec'), dict):
+                recs.append(_reemit(r, recs[-1]['uuid'] if recs else None, k, set(recs.attrgot('uuid'))))
             continue
-        if m.msg_type != sprompt: ctx.append(context_part(m)); continue
+        if m.msg_type != sprompt: ctx += context_parts(m); continue
         parts, ctx = ctx + prompt_parts(m), []
         msgs = ([Msg('user', parts)] if parts else []) + (reply_msgs(m) if m.ai_res else [])
         if msgs: recs += _prompt_recs(msgs, m, k, cwd)

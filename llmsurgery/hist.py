@@ -6,7 +6,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/hist.html.md"""
 
 # %% auto #0
 __all__ = ['FmtError', 'fmt2hist', 'dlg_msg_id', 'add_prompts', 'prompt_parts', 'set_reply', 'chat2dlg', 'is_tagged',
-           'context_part', 'dlg_turns', 'dlg2hist', 'reply_msgs', 'dlg2chat']
+           'context_parts', 'dlg_turns', 'dlg2hist', 'reply_msgs', 'dlg2chat']
 
 # %% ../nbs/12a_hist.ipynb #ee145144
 import re, json, base64, hashlib
@@ -196,16 +196,20 @@ def add_prompts(dlg, # the dialog to add to
         else: raise ValueError(f'a prompt cannot hold a {type(p).__name__} part')
     return out
 
-def prompt_parts(m) -> list:
-    "The parts of prompt message `m`: its text, and its attachments where they are referenced"
+def _text_parts(m, text:str) -> list:
+    "`text` as parts: text, and message `m`'s attachments where `text` references them"
     ids, out, pos = {a.id for a in m.attachments}, [], 0
-    for r in _att_ref.finditer(m.content):
+    for r in _att_ref.finditer(text):
         if r[1] not in ids: continue
-        if r.start() > pos: out.append(Text(m.content[pos:r.start()]))
+        if r.start() > pos: out.append(Text(text[pos:r.start()]))
         out.append(_att_part(m, r[1]))
         pos = r.end()
-    if pos < len(m.content): out.append(Text(m.content[pos:]))
+    if pos < len(text): out.append(Text(text[pos:]))
     return out
+
+def prompt_parts(m) -> list:
+    "The parts of prompt message `m`: its text, and its attachments where they are referenced"
+    return _text_parts(m, m.content)
 
 # %% ../nbs/12a_hist.ipynb #f7630501
 def _result_items(m, p):
@@ -266,10 +270,10 @@ def is_tagged(m, # a dialog message
     "Is `m` a raw message carrying a transcript record (tagged with `meta['rec_kind']`), not conversation?"
     return m.msg_type == sraw and bool(m.meta.get('rec_kind'))
 
-def context_part(m, # a note, code or raw message
-                ) -> Text:
-    "The user text a message that is not a prompt adds to the next user message: aidialog's XML of it"
-    return Text(msg2xml(m, incl_out=True, trunc_out=False, ids=False))
+def context_parts(m, # a note, code or raw message
+                 ) -> list:
+    "What a message that is not a prompt adds to the next user message: aidialog's XML of it, attachments as media"
+    return _text_parts(m, msg2xml(m, incl_out=True, trunc_out=False, ids=False))
 
 def dlg_turns(dlg) -> list:
     "`(parts, prompt)` for each exchange of `dlg`: the user's parts, and the prompt holding the reply (or None)"
@@ -277,7 +281,7 @@ def dlg_turns(dlg) -> list:
     for m in dlg.messages:
         if is_tagged(m): continue
         if m.msg_type != sprompt:
-            parts.append(context_part(m))
+            parts += context_parts(m)
             continue
         parts += prompt_parts(m)
         last = m

@@ -141,7 +141,7 @@ def block_txt(b, # a content block
     if t in ('image', 'document'):
         s = b.get('source')
         return f"[{t} {s.get('media_type', '') if isinstance(s, dict) else ''}]"
-    if t == 'tool_reference': return f"[tool reference {b.get('tool_name', '')}]"
+    if t == 'tool_reference': return f'<tool_reference tool="{b.get("tool_name", "")}"/>'
     return f'[{t}]'
 
 def rec_txt(r, # a record
