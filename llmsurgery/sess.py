@@ -6,7 +6,8 @@ Docs: https://llmsurgery.github.io/llmsurgery/sess.html.md"""
 
 # %% auto #0
 __all__ = ['transcripts_in', 'Sess', 'agent_id', 'agent_meta', 'cur_sess', 'ls_projects', 'sess_file', 'open_sess', 'load_sess',
-           'agent_files', 'load_agents', 'sess_info', 'SessList', 'ls_sess', 'sess_tree', 'transcripts']
+           'agent_files', 'load_agents', 'sess_info', 'SessList', 'ls_sess', 'proj_dirs', 'sess_tree', 'written_since',
+           'transcripts']
 
 # %% ../nbs/04_sess.ipynb #5c0e1c04
 import os, re, time, functools
@@ -302,7 +303,9 @@ def ls_sess(cwd=None, # a project directory: only its sessions (default: every p
     return SessList(infos.sorted('mtime', reverse=True), cols=['modified', 'size', 'sid', 'label'], title='Sessions')
 
 # %% ../nbs/04_sess.ipynb #5c0e1c26
-def _proj_dirs(project=None) -> L:
+def proj_dirs(project=None, # only projects whose folder name holds this, or the project of this directory
+             ) -> L:
+    "The project folders `project` names (all of them when None), newest activity first"
     ds = ls_projects()
     if project is None: return ds
     p = Path(str(project)).expanduser()
@@ -314,7 +317,7 @@ def sess_tree(project=None, # only projects whose folder name holds this, or the
              ) -> L:
     "Every session as a `Sess` with its `agents`, newest activity first"
     res = []
-    for d in _proj_dirs(project):
+    for d in proj_dirs(project):
         flat = _flat_agents(d) if agents else {}
         for p in transcripts_in(d):
             s = Sess(p)
@@ -323,6 +326,13 @@ def sess_tree(project=None, # only projects whose folder name holds this, or the
             res.append(s)
     return L(sorted(res, key=lambda s: s.active, reverse=True))
 
+def written_since(mtime:float, # a file's modification time, in seconds since the epoch
+                  since=None, # a time (see `ts_bound`), or None
+                 ) -> bool:
+    "Was a file last written at `mtime` at or after `since` (to the second)? Always, when `since` is None"
+    since = ts_bound(since)
+    return not since or ts_bound(datetime.fromtimestamp(mtime, timezone.utc)) >= since
+
 def transcripts(project=None, # only projects whose folder name holds this, or the project of this directory
                 since=None, # skip files last written before this time (see `ts_bound`)
                 agents:bool=True, # subagents' transcripts too
@@ -330,9 +340,7 @@ def transcripts(project=None, # only projects whose folder name holds this, or t
                ):
     "Yield `(sess, agent_id, path)` for every transcript of the archive: sessions' (agent id None) and subagents'"
     files = [(s, a, p) for s in sess_tree(project, agents) for a, p in [(None, s.path), *s.agents.items()]]
-    since = ts_bound(since)
     for k, (s, a, p) in enumerate(files):
         if progress: progress(k, len(files))
-        if not since or ts_bound(datetime.fromtimestamp(_mtime(p), timezone.utc)) >= since:
-            yield s, a, p
+        if written_since(_mtime(p), since): yield s, a, p
     if progress: progress(len(files), len(files))
