@@ -8,7 +8,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/cli.html.md"""
 __all__ = ['SESS_ARG', 'PAT_ARG', 'FILTER_ARGS', 'ALL_ARGS', 'opt', 'cli_command', 'fmt_ls', 'cmd_ls', 'cmd_show', 'emit',
            'progress', 'cmd_find', 'cmd_grep', 'cmd_prompts', 'cmd_replies', 'cmd_result', 'cmd_agents', 'cmd_stats',
            'cmd_tools', 'cmd_errors', 'cmd_files', 'cmd_commands', 'cmd_usage', 'cmd_resume_check', 'cmd_sess2nb',
-           'cmd_nb2sess', 'main']
+           'cmd_nb2sess', 'cmd_skill', 'cli_parser', 'main']
 
 # %% ../nbs/19_cli.ipynb #caeac8bc
 import sys, re, json, argparse, time, shutil
@@ -25,6 +25,7 @@ from .forensics import *
 from .resume import resume_check, resume_check_cmd, ResumeError
 from .convert import sess2nb, nb2sess
 from .fixtures import fixture
+from .skill import skill_md, install_skill, uninstall_skill
 
 # %% ../nbs/19_cli.ipynb #1c0a0002
 _COMMANDS = {}
@@ -218,8 +219,27 @@ def cmd_nb2sess(a):
     print(nb2sess(a.notebook, a.cwd))
     return 0
 
+# %% ../nbs/19_cli.ipynb #1c0a0011
+@cli_command('skill', opt('action', choices=['install', 'uninstall', 'show'], help='what to do with the skill'),
+             opt('--project', nargs='?', const=True, metavar='DIR',
+                 help="the project's skills (in DIR, default the current directory) rather than the user's"))
+def cmd_skill(a):
+    "Install, uninstall or show the Claude Code skill that tells Claude to inspect sessions with llmsurgery"
+    if a.action == 'show':
+        print(skill_md())
+        return 0
+    try: p = install_skill(a.project) if a.action == 'install' else uninstall_skill(a.project)
+    except (FileExistsError, PermissionError) as e:
+        print(f'llmsurgery skill: {e}', file=sys.stderr)
+        return 1
+    if a.json: print(json.dumps({'action': a.action, 'path': str(p) if p else None}))
+    elif p: print(f"{'Installed' if a.action == 'install' else 'Removed'} {p}")
+    else: print('No llmsurgery skill was installed there.')
+    return 0 if p else 1
+
 # %% ../nbs/19_cli.ipynb #c40fc757
-def _parser():
+def cli_parser() -> argparse.ArgumentParser:
+    "The parser of the `llmsurgery` command line, one subcommand per `cli_command`"
     p = argparse.ArgumentParser(prog='llmsurgery', description='Find, read, walk and investigate Claude Code sessions')
     sub = p.add_subparsers(dest='cmd', metavar='COMMAND')
     for name, (f, args) in _COMMANDS.items():
@@ -232,7 +252,7 @@ def _parser():
 
 def main(argv=None) -> int:
     "Run the `llmsurgery` command line with `argv` (default: `sys.argv[1:]`), returning the exit status"
-    p = _parser()
+    p = cli_parser()
     try: args = p.parse_args(argv)
     except SystemExit as e: return e.code
     if not getattr(args, 'func', None): p.print_help(); return 2

@@ -102,3 +102,32 @@ def test_inside_a_subagent(live):
                                                sub=[[probe('subagent')], [text_block('reported')]]), resume=sid)
     got_sid, prompts = answers(live[2], 'subagent')
     assert got_sid == sid and prompts[-1] == 'Ask an agent who we are.'
+
+def test_the_skill_is_offered_and_followed(live):
+    """Installed, the skill is listed to the model; a turn that loads it and runs the command it names for typed
+    prompts gets the live session's prompts"""
+    from llmsurgery.core import config_dir
+    from llmsurgery.skill import install_skill
+    cwd, cfg, api, seen = live
+    with config_dir(cfg): install_skill(cmd=LLMS)
+    def follow(req):
+        "Run the command the loaded skill gives for typed prompts"
+        body = next(b['text'] for m in req['messages'] if isinstance(m['content'], list) for b in m['content']
+                    if b.get('type') == 'text' and 'Inspecting Claude Code sessions with llmsurgery' in b.get('text', ''))
+        cmd = re.search(r'`([^`]*\bprompts \. --json)`', body)[1]
+        return [tool_use_block('Bash', {'command': f'echo skill=$CLAUDE_CODE_SESSION_ID && {cmd}', 'description': 'prompts'})]
+    n = len(api.reqs)
+    api.turns += [[tool_use_block('Skill', {'skill': 'llmsurgery'})], follow, [text_block('ok')]]
+    sid = run_claude('What have I typed in this session?', cwd, cfg, api, tools='Bash,Skill', resume=seen['sid'])['session_id']
+    listing = json.dumps(api.reqs[n]['messages'])
+    assert 'The following skills are available' in listing and '- llmsurgery: Answer questions about Claude Code' in listing
+    got_sid, prompts = answers(api, 'skill')
+    assert got_sid == sid == seen['sid'] and prompts[0] == 'Who am I?' and prompts[-1] == 'What have I typed in this session?'
+
+def test_every_command_the_skill_names_parses():
+    "The skill's commands are valid for this llmsurgery: a renamed command or option fails here"
+    from llmsurgery.skill import skill_md
+    from llmsurgery.cli import cli_parser
+    cmds = [c for c in re.findall(r'`llmsurgery ([^`]+)`', skill_md('llmsurgery')) if not c.startswith('COMMAND')]
+    assert len(cmds) > 10
+    for c in cmds: cli_parser().parse_args(c.replace("'(?i)the phrase'", 'phrase').split())
