@@ -8,7 +8,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/cli.html.md"""
 __all__ = ['SESS_ARG', 'PAT_ARG', 'FILTER_ARGS', 'ALL_ARGS', 'opt', 'cli_command', 'fmt_ls', 'cmd_ls', 'cmd_show', 'emit',
            'progress', 'cmd_find', 'cmd_grep', 'cmd_prompts', 'cmd_replies', 'cmd_result', 'cmd_agents', 'cmd_stats',
            'cmd_tools', 'cmd_errors', 'cmd_files', 'cmd_commands', 'cmd_usage', 'cmd_resume_check', 'cmd_sess2nb',
-           'cmd_nb2sess', 'cmd_skill', 'cli_parser', 'main']
+           'cmd_nb2sess', 'cmd_skill', 'cmd_redact', 'cli_parser', 'main']
 
 # %% ../nbs/19_cli.ipynb #caeac8bc
 import sys, re, json, argparse, time, shutil
@@ -24,6 +24,7 @@ from .search import *
 from .forensics import *
 from .resume import resume_check, resume_check_cmd, ResumeError
 from .convert import sess2nb, nb2sess
+from .redact import redact_sess, redact_check
 from .fixtures import fixture
 from .skill import skill_md, install_skill, uninstall_skill
 
@@ -206,10 +207,11 @@ def cmd_resume_check(a):
 
 # %% ../nbs/19_cli.ipynb #68ac650c
 @cli_command('sess2nb', SESS_ARG, opt('-o', '--output', metavar='FILE', help='the notebook (default: SESSION_ID.ipynb)'),
-             opt('--mx', type=int, default=2000, help='cut strings at this many characters (0: never)'))
+             opt('--mx', type=int, default=2000, help='cut strings at this many characters (0: never)'),
+             opt('--redact', action='store_true', help='replace secrets with placeholders (see `redact`)'))
 def cmd_sess2nb(a):
     "Write a session as a dialog notebook (.ipynb)"
-    print(sess2nb(a.session, a.output, mx=a.mx or None))
+    print(sess2nb(a.session, a.output, mx=a.mx or None, redact=a.redact))
     return 0
 
 @cli_command('nb2sess', opt('notebook', help='a dialog notebook (.ipynb)'),
@@ -236,6 +238,21 @@ def cmd_skill(a):
     elif p: print(f"{'Installed' if a.action == 'install' else 'Removed'} {p}")
     else: print('No llmsurgery skill was installed there.')
     return 0 if p else 1
+
+# %% ../nbs/19_cli.ipynb #94a487bf
+@cli_command('redact', opt('session', nargs='?', default='.', help="a session as elsewhere, or with --check any file or folder"),
+             opt('-o', '--output', metavar='DIR', help='a config folder to write the copy into (default: beside the session)'),
+             opt('--check', action='store_true', help='only report where secrets are; exit 1 when there are any'))
+def cmd_redact(a):
+    "Copy a session with its secrets replaced by placeholders (--check: only report them, exit 1 if any)"
+    if a.check:
+        rep = redact_check(a.session)
+        emit(rep, a.json)
+        return 1 if rep else 0
+    res = redact_sess(a.session, a.output)
+    if a.json: return emit(dict(sid=res.sid, path=res.path, findings=res.report), as_json=True)
+    print(f'{res.path}\n{res.report}')
+    return 0
 
 # %% ../nbs/19_cli.ipynb #c40fc757
 def cli_parser() -> argparse.ArgumentParser:

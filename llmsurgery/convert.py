@@ -196,14 +196,21 @@ def _recs2dlg(recs, name, mx):
     flush()
     return dlg
 
+def _recs(s, redact):
+    "The records of session `s`, redacted when `redact` is true (the redact module comes later in reading order)"
+    if not redact: return s.recs
+    from llmsurgery.redact import redact_recs
+    return redact_recs(s.recs).recs
+
 def sess2dlg(sid:str=None, # the session, as `open_sess` takes it (default: the current one of `cwd`)
              cwd=None, # the project directory for `.` and for ids
              name:str=None, # the dialog's name (default: the session id)
-             mx:int=2000 # cut strings in replies longer than this (None: never)
+             mx:int=2000, # cut strings in replies longer than this (None: never)
+             redact:bool=False # replace secrets with placeholders first (see `redact_recs`)
             ):
     "A dialog of session `sid`: load it, walk its chain, leave thinking out, convert"
     s = open_sess(sid, cwd)
-    with no_gc(): return recs2dlg(s.recs, name or s.sid, mx)
+    with no_gc(): return recs2dlg(_recs(s, redact), name or s.sid, mx)
 
 # %% ../nbs/12b_convert.ipynb #581c3bba
 def dlg2msgs(dlg) -> list:
@@ -262,11 +269,12 @@ def dlg2sess(dlg, # a dialog
 def sess2nb(sid:str=None, # the session, as `open_sess` takes it (default: the current one of `cwd`)
             fname=None, # the notebook to write (default: `<session id>.ipynb` in the current directory)
             cwd=None, # the project directory for `.` and for ids
-            mx:int=2000 # cut strings in replies longer than this (None: never)
+            mx:int=2000, # cut strings in replies longer than this (None: never)
+            redact:bool=False # replace secrets with placeholders first (see `redact_recs`)
            ) -> Path:
     "Write session `sid` as a dialog notebook `fname`, atomically; returns its path"
     s = open_sess(sid, cwd)
-    with no_gc(): dlg = recs2dlg(s.recs, s.sid, mx)
+    with no_gc(): dlg = recs2dlg(_recs(s, redact), s.sid, mx)
     fname = Path(fname or f'{s.sid}.ipynb')
     write_ipynb(dlg, fname)
     return fname
