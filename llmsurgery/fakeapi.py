@@ -54,13 +54,19 @@ class FakeAPI(LoopbackAPI):
     def __init__(self,
                  turns:list=(), # each a list of blocks, or a callable `f(request_body) -> blocks`
                  port:int=0, # 0 picks a free port
-                 timeout:float=60 # seconds until the server shuts itself down
+                 timeout:float=60, # seconds until the server shuts itself down
+                 usage:dict=None # fields that replace those of each reply's `usage` (Warmups aside)
                 ):
-        self.turns = list(turns)
+        self.turns, self.usage = list(turns), usage
         super().__init__([text_block('ok')], port, timeout)
 
     def next_reply(self, req):
         return self.turns.pop(0) if self.turns and not is_warmup(req) else self.reply
+
+    def answer(self, req):
+        msg = super().answer(req)
+        if self.usage and not is_warmup(req): msg['usage'] = {**msg['usage'], **self.usage}
+        return msg
 
     def __repr__(self): return f'FakeAPI({self.url}, {len(self.reqs)} requests, {len(self.turns)} turns left)'
 

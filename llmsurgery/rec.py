@@ -7,7 +7,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/rec.html.md"""
 # %% auto #0
 __all__ = ['CHAIN_TYPES', 'msg_of', 'msg_content', 'rec_blocks', 'tool_uses', 'tool_results', 'tool_use_ids', 'tool_result_ids',
            'rec_role', 'prompt_text', 'is_chain', 'msg_id', 'msg_key', 'trunc', 'result_txt', 'block_txt', 'rec_txt',
-           'rec_json', 'copy_rec', 'parse_ts', 'ts_iso', 'fmt_ts', 'ts_bound', 'in_window']
+           'rec_json', 'copy_rec', 'parse_ts', 'ts_iso', 'fmt_ts', 'ts_bound', 'in_window', 'parse_when', 'local_day']
 
 # %% ../nbs/02_rec.ipynb #5a0e1c04
 import json, re
@@ -211,3 +211,34 @@ def in_window(ts, # a record's timestamp
     if not (since or until): return True
     if not isinstance(ts, str): return False
     return (not since or ts >= since) and (not until or ts[:len(until)] <= until)
+
+# %% ../nbs/02_rec.ipynb #5a0e1c2d
+_AGO = re.compile(r'(\d+)\s*([smhdw])')
+_UNIT = dict(s='seconds', m='minutes', h='hours', d='days', w='weeks')
+
+def parse_when(s:str, # `2026-11-30`, an ISO time, `7d`/`2h`/`30m`/`90s`/`2w` ago, `today`, `yesterday`
+               end:bool=False, # a day means its last moment rather than its first
+               now:datetime=None # the time `7d` counts back from (default: now)
+              ) -> datetime:
+    "The aware time `s` names, in the local zone unless it names one; `ValueError` for anything else"
+    now = (now or datetime.now(timezone.utc)).astimezone()
+    t, day = str(s).strip().lower(), None
+    if m := _AGO.fullmatch(t): return now - timedelta(**{_UNIT[m[2]]: int(m[1])})
+    if t in ('today', 'yesterday'): day = now.date() - timedelta(days=t == 'yesterday')
+    elif re.fullmatch(r'\d{4}-\d{2}-\d{2}', t):
+        try: day = datetime.strptime(t, '%Y-%m-%d').date()
+        except ValueError: raise ValueError(f'Not a date: {s!r}') from None
+    if day is not None:
+        d = datetime(day.year, day.month, day.day).astimezone()
+        return d + timedelta(days=1, microseconds=-1000) if end else d
+    try: d = datetime.fromisoformat(t.upper().replace('Z', '+00:00'))
+    except ValueError:
+        raise ValueError(f"Not a time: {s!r} (try 2026-11-30, 2026-11-30T14:00, 7d, 2h, today or yesterday)") from None
+    return d if d.tzinfo else d.astimezone()
+
+def local_day(ts, # a record's timestamp (ISO, UTC)
+              utc:bool=False # the day in UTC rather than the local time zone
+             ) -> str:
+    "The day `ts` falls on, `2026-11-30`, in the local time zone (or UTC); '' when it is not a time"
+    if (d := parse_ts(ts)) is None: return ''
+    return (d.astimezone(timezone.utc) if utc else d.astimezone()).strftime('%Y-%m-%d')

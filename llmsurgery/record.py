@@ -235,6 +235,19 @@ def _forked(r):
     r.run('Why?', [[text_block('It is calm.')]], resume=sid)
     r.run('Pick another one instead.', [[text_block('Green.')]], resume=sid, fork=True)
 
+# %% ../nbs/92_record.ipynb #6ca7cf39
+@scenario('cache')
+def _cache(r):
+    "Three prompts whose replies write and read the cache; the first two's `cache_creation` breakdowns do not add up."
+    def cc(total, m5, h1, read=0): return {'cache_creation_input_tokens':total, 'cache_read_input_tokens':read,
+        'cache_creation':{'ephemeral_5m_input_tokens':m5, 'ephemeral_1h_input_tokens':h1}}
+    r.api.usage = cc(20_000, 0, 0)
+    sid = r.run('What is the capital of France?', [[text_block('Paris.')]])
+    r.api.usage = cc(30_000, 0, 10_000, read=20_000)
+    r.run('And of Germany?', [[text_block('Berlin.')]], resume=sid)
+    r.api.usage = cc(5_000, 4_000, 1_000, read=50_000)
+    r.run('And of Italy?', [[text_block('Rome.')]], resume=sid)
+
 # %% ../nbs/92_record.ipynb #9d9b116a
 @scenario('legacy', tools='Task,Read', cli='2.1.1')
 def _legacy(r):
@@ -275,9 +288,12 @@ def record_longpath(dest=None, root='/tmp/llmsurgery-rec/longpath') -> Path:
 # %% ../nbs/92_record.ipynb #4465ec02
 def recordable(name:str) -> bool:
     "Can scenario `name` be recorded here? (If not, its older CLI is not at hand: warns and says so)"
-    try: return bool(scenario_bin(name))
-    except FileNotFoundError as e: warnings.warn(f'{e}; not recorded, the shipped fixture stays')
-    return False
+    try: b = scenario_bin(name)
+    except FileNotFoundError as e: warnings.warn(f'{e}; not recorded, the shipped fixture stays'); return False
+    if (cli := scenarios[name][2]) and (v := cli_version(b)) != cli:
+        warnings.warn(f'Scenario {name!r} is recorded with Claude Code {cli}, and {b} is {v}; the shipped fixture stays')
+        return False
+    return True
 
 def record_all(dest=None) -> list:
     "Record every scenario whose CLI is at hand, and the long-path check, into `dest` (default: the package's fixtures)"

@@ -136,11 +136,11 @@ def _is_warmup(r):
     return r.get('type') == 'user' and c == 'Warmup'
 
 def _flat_agents(d) -> dict:
-    "Older-layout `agent-*.jsonl` files in project folder `d`, by the session id inside them, Warmup files aside"
+    "Older-layout `agent-*.jsonl` files in project folder `d`, by the session id inside them, Warmup files included"
     res = {}
     for f in Path(d).glob('agent-*.jsonl'):
         r = _first_rec(f)
-        if r and is_sid(s := r.get('sessionId')) and not _is_warmup(r): res.setdefault(s, []).append(f)
+        if r and is_sid(s := r.get('sessionId')): res.setdefault(s, []).append(f)
     return res
 
 def _named_in(path, files) -> list:
@@ -149,20 +149,30 @@ def _named_in(path, files) -> list:
     data = Path(path).read_bytes()
     return [f for f in files if re.search(rb'"agentId":\s*"' + re.escape(agent_id(f).encode()) + rb'"', data)]
 
-def _agents(path, flat=None) -> dict:
-    "The subagent transcripts of the session at `path`, by agent id, oldest first; `flat`: `_flat_agents` of its folder"
-    p = Path(path)
-    flat = _flat_agents(p.parent) if flat is None else flat
-    fs = list((p.parent/p.stem/'subagents').glob('agent-*.jsonl')) + _named_in(p, flat.get(p.stem))
-    fs.sort(key=lambda f: ((_first_rec(f) or {}).get('timestamp') or '', f.name))
+def _by_time(fs) -> dict:
+    fs = sorted(fs, key=lambda f: ((_first_rec(f) or {}).get('timestamp') or '', f.name))
     return {agent_id(f): f for f in fs}
+
+def _agents(path, flat=None) -> tuple:
+    "`(agents, warmups)` of the session at `path`, each by agent id, oldest first; `flat`: `_flat_agents` of its folder"
+    p = Path(path)
+    flat = (_flat_agents(p.parent) if flat is None else flat).get(p.stem) or []
+    named = _named_in(p, [f for f in flat if not _is_warmup(_first_rec(f) or {})])
+    return (_by_time(list((p.parent/p.stem/'subagents').glob('agent-*.jsonl')) + named),
+            _by_time(f for f in flat if f not in named))
 
 # %% ../nbs/04_sess.ipynb #5c0e1c15
 @patch(as_prop=True)
 def agents(self:Sess) -> dict:
     "The session's subagent transcripts, both layouts: agent id -> path, oldest first (found on first use)"
-    if '_agents' not in self.__dict__: self._agents = _agents(self.path) if self.path is not None else {}
+    if '_agents' not in self.__dict__: self._agents, self._warmups = _agents(self.path) if self.path else ({}, {})
     return self._agents
+
+@patch(as_prop=True)
+def warmups(self:Sess) -> dict:
+    "The Warmup agent files older CLIs wrote at each start of the session: agent id -> path, oldest first"
+    if '_warmups' not in self.__dict__: self._agents, self._warmups = _agents(self.path) if self.path else ({}, {})
+    return self._warmups
 
 @patch
 def agent_recs(self:Sess, aid:str) -> L:
@@ -321,7 +331,7 @@ def sess_tree(project=None, # only projects whose folder name holds this, or the
         flat = _flat_agents(d) if agents else {}
         for p in transcripts_in(d):
             s = Sess(p)
-            s._agents = _agents(p, flat) if agents else {}
+            s._agents, s._warmups = _agents(p, flat) if agents else ({}, {})
             s.active = max(_mtime(f) for f in [p, *s.agents.values()])
             res.append(s)
     return L(sorted(res, key=lambda s: s.active, reverse=True))
@@ -337,9 +347,11 @@ def transcripts(project=None, # only projects whose folder name holds this, or t
                 since=None, # skip files last written before this time (see `ts_bound`)
                 agents:bool=True, # subagents' transcripts too
                 progress=None, # called as `progress(done, total)` while the files are visited
+                warmups:bool=False, # older CLIs' Warmup agent files too (with `agents`)
                ):
     "Yield `(sess, agent_id, path)` for every transcript of the archive: sessions' (agent id None) and subagents'"
-    files = [(s, a, p) for s in sess_tree(project, agents) for a, p in [(None, s.path), *s.agents.items()]]
+    files = [(s, a, p) for s in sess_tree(project, agents)
+             for a, p in [(None, s.path), *s.agents.items(), *(s.warmups.items() if warmups else ())]]
     for k, (s, a, p) in enumerate(files):
         if progress: progress(k, len(files))
         if written_since(_mtime(p), since): yield s, a, p
