@@ -139,7 +139,7 @@ def record(root):
     env_text = '\n'.join(lines[k] for k in env_part) + '\n'
     summary = [text_block(f'<summary>1. Deployed with {s["huggingface_token"]}.\n2. Read near.txt.</summary>')]
     def agent(prompt): return tool_use_block('Agent', {'description': 'Read sub.txt', 'prompt': prompt,
-                                                       'subagent_type': 'general-purpose'})
+                                                       'subagent_type': 'general-purpose', 'run_in_background': False})
     sid = rec.run(f'Set up the deploy. My token is {s["github_token"]}.', route(main=[
         [tool_use_block('Write', {'file_path': str(cwd/'.env'), 'content': env_text})],
         [tool_use_block('Read', {'file_path': str(cwd/'.env')})],

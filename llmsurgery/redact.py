@@ -9,7 +9,7 @@ __all__ = ['RULES', 'SecretRule', 'is_filler', 'entropy', 'secret_name', 'random
            'key_path', 'placeholder', 'Redactor', 'RedactReport', 'Redacted', 'redact_recs', 'sess_files',
            'redact_sess', 'redact_check']
 
-# %% ../nbs/13_redact.ipynb #c649a870
+# %% ../nbs/13_redact.ipynb #1e514ea4
 import os, re, hmac, math, bisect, hashlib, secrets
 from collections import Counter
 from pathlib import Path
@@ -35,7 +35,7 @@ from .show import Rows
 from .sess import *
 from .write import atomic_write, stable_uuid, canon
 
-# %% ../nbs/13_redact.ipynb #38c2000a
+# %% ../nbs/13_redact.ipynb #c46becfc
 class SecretRule:
     "One kind of secret: regex `rx` (its group `v` is the secret, else the whole match), found only where `anchor` is"
     def __init__(self,
@@ -65,8 +65,8 @@ def _ds(kind, plugin, *idx):
     return [_token(kind, p.pattern, f'detect-secrets {plugin.__name__}')
             for i, p in enumerate(plugin.denylist) if not idx or i in idx]
 
-# %% ../nbs/13_redact.ipynb #20e02a6d
-_FILLER = re.compile(r'(?i)\[REDACTED|\.\.\.|…|x{4,}|\*{3,}|(.)\1{5,}|your[_-]?(?:api|key|token|secret|pass)|example|'
+# %% ../nbs/13_redact.ipynb #6e33ed4b
+_FILLER = re.compile(r'(?i)\[REDACTED|\.\.\.|…|x{4,}|\*{3,}|(.)\1{5,}|your[_-]|example|'
                      r'changeme|placeholder|dummy|^<|>$|^\$|^%|\{\{|\$\{|^(?:null|none|nil|true|false|undefined|'
                      r'password|passwd|secret|token|pass|test|string|str|bytes|required|optional|redacted|hunter2?)$')
 
@@ -80,7 +80,7 @@ def entropy(s:str) -> float:
     n = len(s)
     return -sum(c/n * math.log2(c/n) for c in Counter(s).values()) if n else 0.0
 
-# %% ../nbs/13_redact.ipynb #eb69087a
+# %% ../nbs/13_redact.ipynb #1a2820d7
 _STRONG = {'password', 'passwd', 'pass', 'pwd', 'passphrase', 'secret', 'token', 'apikey', 'credential', 'credentials',
            'auth', 'pat', 'privatekey', 'secretkey', 'accesskey', 'sessionkey', 'signingkey', 'encryptionkey',
            'masterkey', 'webhooksecret', 'dsn', 'connectionstring'}
@@ -131,7 +131,7 @@ def _assign_ok(m):
     how = secret_name(m['n'])
     return how is not None and random_looking(m['v'])
 
-# %% ../nbs/13_redact.ipynb #ed969de2
+# %% ../nbs/13_redact.ipynb #dff728b4
 _KW = r'(?:pass|pwd|secret|token|key|auth|credential|dsn|pat)'  # an anchor: one of these, then `=` or `:` soon after
 _KW_ANCHOR = rf'(?i:{_KW})[A-Za-z0-9_.-]{{0,40}}(?:\\"|\'|`)?[ \t]*(?::|=)'
 
@@ -197,7 +197,7 @@ RULES = [
                check=_assign_ok),
 ]
 
-# %% ../nbs/13_redact.ipynb #885873a2
+# %% ../nbs/13_redact.ipynb #e9deadae
 # ---------------------------------------------------------------- finding
 import re2, bisect
 
@@ -237,7 +237,7 @@ def _no_overlap(hits):
         if a >= end: out.append((a, b, k, v)); end = b
     return out
 
-# %% ../nbs/13_redact.ipynb #8207bb0e
+# %% ../nbs/13_redact.ipynb #358876ce
 # ---------------------------------------------------------------- the key and placeholders
 def redact_key(key=None, # bytes or text; default: `$LLMSURGERY_REDACT_KEY`, else this machine's key file
               ) -> bytes:
@@ -260,7 +260,7 @@ def placeholder(kind:str, value:str, key:bytes) -> str:
     "`[REDACTED:kind:hash]`: the hash keyed, so nobody without `key` can confirm a guess of `value`"
     return f'[REDACTED:{kind}:{hmac.new(key, value.encode(), hashlib.sha256).hexdigest()[:8]}]'
 
-# %% ../nbs/13_redact.ipynb #331fce2c
+# %% ../nbs/13_redact.ipynb #fd8c470f
 # ---------------------------------------------------------------- the redactor
 _SKIP = {'signature', 'base64'}
 
@@ -333,7 +333,7 @@ class Redactor:
             if where is not None: self.findings.append({**where, 'kind': k, 'placeholder': ph})
         return ''.join(out) + s[i:]
 
-# %% ../nbs/13_redact.ipynb #11999cfc
+# %% ../nbs/13_redact.ipynb #079b9097
 @patch
 def data(self:Redactor, o, where:dict, path:str=''):
     "Copy of JSON-like `o` with its secrets replaced; a thinking block holding one is left out of its list"
@@ -399,7 +399,7 @@ def refs(self:Redactor) -> set:
     "What a record may name that redaction changed: dropped records' uuids, content hashes, request ids"
     return set(self.dropped) | set(self.hashes) | {r for r in self.reqs if isinstance(r, str)}
 
-# %% ../nbs/13_redact.ipynb #461ff8d4
+# %% ../nbs/13_redact.ipynb #b8fb03bc
 # ---------------------------------------------------------------- report
 class RedactReport(Rows):
     "Where secrets were found: file, record uuid, field path, kind and placeholder (never the secret itself)"
@@ -429,7 +429,7 @@ def redact_recs(recs, # a session's records, in file order
     out = [o for r in recs if (o := red.rec(r)) is not None]
     return Redacted(RedactReport(red.findings), recs=L(red.relink(r) for r in out))
 
-# %% ../nbs/13_redact.ipynb #b8c69869
+# %% ../nbs/13_redact.ipynb #2711fd1e
 # ---------------------------------------------------------------- files
 def _hit_lines(buf:bytes, rx, starts) -> set:
     "Indices of the lines (starting at offsets `starts`) of `buf` where `rx` matches"
@@ -471,7 +471,7 @@ def jsonl(self:Redactor, buf:bytes, file:str='') -> bytes:
         out.append(line)
     return b'\n'.join(out)
 
-# %% ../nbs/13_redact.ipynb #8fd4995f
+# %% ../nbs/13_redact.ipynb #24802d3c
 # ---------------------------------------------------------------- sessions
 def sess_files(s) -> L:
     "Every file of session `s`: `(path, role)`, role `session`, `agent`, `side` (kept beside it) or `history`"
