@@ -134,7 +134,9 @@ def record(root):
     cwd = rec.cwd
     (cwd/'secrets.txt').write_text('\n'.join(lines[k] for k in bash_part) + '\n')
     (cwd/'sub.txt').write_text('\n'.join(lines[k] for k in sub_part) + '\n')
-    (cwd/'near.txt').write_text('\n'.join(near_misses()) + '\n')
+    near = near_misses()
+    for i in range(0, len(near), 60): (cwd/f'near{i//60}.txt').write_text('\n'.join(near[i:i+60]) + '\n')
+    nears = sorted(p.name for p in cwd.glob('near*.txt'))
     (cwd/'deploy.sh').write_text(f'#!/bin/sh\nexport SENTRY_AUTH_TOKEN=placeholder-to-replace\n')
     env_text = '\n'.join(lines[k] for k in env_part) + '\n'
     summary = [text_block(f'<summary>1. Deployed with {s["huggingface_token"]}.\n2. Read near.txt.</summary>')]
@@ -148,8 +150,8 @@ def record(root):
         [tool_use_block('Read', {'file_path': str(cwd/'deploy.sh')})],
         [tool_use_block('Edit', {'file_path': str(cwd/'deploy.sh'), 'old_string': 'placeholder-to-replace',
                                  'new_string': lines[ks[34]]})],
-        [tool_use_block('Bash', {'command': 'cat near.txt', 'description': 'Show the notes'})],
-        [tool_use_block('Read', {'file_path': str(cwd/'near.txt')})],
+        *[[tool_use_block('Bash', {'command': f'cat {n}', 'description': 'Show the notes'})] for n in nears],
+        *[[tool_use_block('Read', {'file_path': str(cwd/n)})] for n in nears],
         [agent('Print sub.txt with cat and report.')],
         [thinking_block('All set; nothing secret in this thought.'), text_block('Done.')]],
         sub=[[tool_use_block('Bash', {'command': 'cat sub.txt', 'description': 'Print sub.txt'})],
@@ -157,7 +159,7 @@ def record(root):
     rec.run('/compact', [lambda req: summary if is_compact(req) else [text_block('?')]], resume=sid)
     extra = [k for k in ks[35:]]  # the rest go in a last prompt, so every kind is planted somewhere
     rec.run('Also note: ' + '; '.join(lines[k] for k in extra), [[text_block('Noted.')]], resume=sid)
-    return rec.cfg, sid, s
+    return rec.cfg, sid, s, near
 
 def all_bytes(files): return [p.read_bytes() for p in files]
 
@@ -175,7 +177,7 @@ if __name__ == '__main__':
     claude.claude_env = lambda *x, **k: {**_env(*x, **k), 'CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING': 'true'}
     root = Path(tempfile.mkdtemp(prefix='llmsurgery-bench-redact-'))
     t0 = time.monotonic()
-    cfg, sid, secrets = record(root)
+    cfg, sid, secrets, near = record(root)
     with config_dir(cfg):
         src_files = [p for p, _ in sess_files(sid)]
         out = root/'shared'
@@ -193,7 +195,6 @@ if __name__ == '__main__':
         elif any(occurrences(c, after) for c in check): missed.append(k)
     print(f'recall: {n_kinds - len(missed)}/{n_kinds} planted secrets removed from everywhere they occurred '
           f'({occ} occurrences before)' + (f'; NOT removed: {missed}' if missed else ''))
-    near = near_misses()
     changed = [n for n in near if occurrences(n, before) != occurrences(n, after)]
     absent = [n for n in near if not occurrences(n, before)]
     print(f'false positives: {len(changed)}/{len(near)} near-misses changed' + (f': {changed[:10]}' if changed else '')
