@@ -116,6 +116,16 @@ def tool_counts(s=None, cwd=None, agents=True) -> Rows:
     n, bad = Counter(calls.attrgot('name')), Counter(c.name for c in calls if c.failed)
     return Rows([AttrDict(tool=k, calls=v, failed=bad[k]) for k, v in n.most_common()], title='Tool calls by name')
 
+# %% ../nbs/11_forensics.ipynb #11f00002
+@patch
+def _repr_markdown_(self:ToolCall):
+    "The call, whether it failed, and its result's text"
+    head = f"**{self.name}** `{trunc(tool_summary(self.input), 200, count=False)}`" + (' **failed**' if self.failed else '')
+    if self.result is None: return head + ' (no result)'
+    out = trunc(self.result, 2000)
+    fence = '`' * max([3] + [len(r) + 1 for r in re.findall('`{3,}', out)])
+    return f'{head}\n\n{fence}text\n{out}\n{fence}'
+
 # %% ../nbs/11_forensics.ipynb #666f18bb
 _READS, _WRITES, _EDITS = {'Read', 'NotebookRead'}, {'Write'}, {'Edit', 'MultiEdit', 'NotebookEdit'}
 
