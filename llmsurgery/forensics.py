@@ -218,15 +218,15 @@ class Usage(Rows):
         return fmt_table(list(self) + ([self.total] if len(self) > 1 else []), self.cols) + note if self else '(no usage)'
     def _repr_markdown_(self): return md_table(list(self) + ([self.total] if len(self) > 1 else []), self.cols)
 
-def usage_of(msgs, key=lambda r, model: model, title=None) -> Usage:
-    "Sum `(record, model, usage)` messages by `key(record, model)` (default: the model) into a `Usage`"
+def usage_of(msgs, key=lambda r, model: model, title=None, price=msg_cost) -> Usage:
+    "Sum `(record, model, usage)` messages by `key(record, model)` (default: the model) into a `Usage`, priced by `price`"
     rows = {}
     for r, model, u in msgs:
         k = key(r, model)
         o = rows.setdefault(k, AttrDict(model=k, messages=0, **dict.fromkeys(_TOKS, 0), cost=0.0, unknown=set()))
         o.messages += 1
         for f, uk in _TOKS.items(): o[f] += u.get(uk) or 0
-        c = msg_cost(model, u)
+        c = price(model, u)
         if c is None: o.unknown.add(model)
         elif o.cost is not None: o.cost += c
     for o in rows.values():
@@ -356,11 +356,14 @@ def file_calls(path, needles, agent=None) -> L:
     if missing := (uses ^ results) - {None}: pairs.update(scan_recs(path, [Needle(i) for i in sorted(missing)]))
     return join_calls(sorted(pairs.items()), agent)
 
-def find_calls(want, needles, project=None, since=None, until=None, progress=None, title=None) -> Rows:
-    "Tool calls across all sessions for which `want(call)` holds, found through raw-bytes `needles`, newest session first"
+def find_calls(want, needles, project=None, since=None, until=None, progress=None, title=None, index=None,
+               **where) -> Rows:
+    "Calls in all sessions for which `want(call)` holds, newest first, found by raw-bytes `needles` (or `index`, `where`)"
+    src = (index.calls(project, since, progress, **where) if index is not None else
+           ((t, aid, file_calls(p, needles, aid)) for t, aid, p in transcripts(project, since, progress=progress)))
     out = []
-    for t, aid, p in transcripts(project, since, progress=progress):
-        for c in file_calls(p, needles, aid):
+    for t, aid, calls in src:
+        for c in calls:
             if want(c) and in_window(c.time.replace(' ', 'T') if c.time else None, since, until):
                 c.update(sid=t.sid, project=t.project, summary=tool_summary(c.input))
                 out.append(c)
@@ -368,17 +371,19 @@ def find_calls(want, needles, project=None, since=None, until=None, progress=Non
 
 def _is_path(p, f): return p == f or p.endswith('/' + f.lstrip('/'))
 
-def find_edits(file, project=None, since=None, until=None, progress=None) -> Rows:
+def find_edits(file, project=None, since=None, until=None, progress=None, index=None) -> Rows:
     "Write and Edit calls, in every session, on `file` (a full path or its end, as `core.py` or `pkg/core.py`)"
     want = lambda c: c.name in _WRITES | _EDITS and (p := call_path(c)) and _is_path(p, file)
-    return find_calls(want, [Needle(Path(file).name)], project, since, until, progress, f'Edits of {file}')
+    return find_calls(want, [Needle(Path(file).name)], project, since, until, progress, f'Edits of {file}', index,
+                      names=_WRITES | _EDITS, path=file)
 
-def find_commands(pat, project=None, since=None, until=None, progress=None) -> Rows:
+def find_commands(pat, project=None, since=None, until=None, progress=None, index=None) -> Rows:
     "Shell commands, in every session, matching regex `pat`"
     rx = re.compile(pat)
     want = lambda c: c.name in ('Bash', 'PowerShell') and bool(rx.search(c.input.get('command') or ''))
     nds = needles_of(rx) or [Needle('Bash')]
-    rows = find_calls(want, nds, project, since, until, progress, f'Commands matching {rx.pattern}')
+    rows = find_calls(want, nds, project, since, until, progress, f'Commands matching {rx.pattern}', index,
+                      names={'Bash', 'PowerShell'}, command=rx)
     for c in rows: c.exit = exit_code(c)
     rows.cols = ['sid', 'time', 'exit', 'summary']
     return rows
@@ -386,11 +391,11 @@ def find_commands(pat, project=None, since=None, until=None, progress=None) -> R
 _ERR_NEEDLES = [Needle.raw(b'"is_error"', rb'"is_error"\s*:\s*true'), Needle.raw(b'"success"', rb'"success"\s*:\s*false'),
                 Needle.raw(b'"toolUseResult"', rb'"toolUseResult"\s*:\s*"Error')]
 
-def find_errors(tool=None, project=None, since=None, until=None, progress=None) -> Rows:
+def find_errors(tool=None, project=None, since=None, until=None, progress=None, index=None) -> Rows:
     "Failed tool calls in every session (only of `tool`s when given), with the error"
     tool = _as_set(tool)
     rows = find_calls(lambda c: c.failed and (not tool or c.name in tool), _ERR_NEEDLES, project, since, until, progress,
-                      'Failed tool calls')
+                      'Failed tool calls', index, names=tool, failed=True)
     rows.cols = ['sid', 'time', 'name', 'summary', 'result']
     return rows
 
@@ -401,17 +406,22 @@ def find_usage(by:str='day', # 'day', 'project', 'session' or 'model'
                since=None, # only messages from this time on (see `ts_bound`)
                until=None, # only messages up to this time
                progress=None, # called as `progress(done, total)`
-               utc:bool=False # days in UTC rather than the local time zone
+               utc:bool=False, # days in UTC rather than the local time zone
+               index=None, # an `ArchiveIndex` to answer from, instead of scanning every transcript
               ) -> Usage:
     "Tokens and cost over all sessions by `by`, each API message counted once, for the session that made it"
     seen, msgs = set(), []
     key = dict(day=lambda t, a, r, m: local_day(r.get('timestamp'), utc), project=lambda t, a, r, m: t.project,
                session=lambda t, a, r, m: msg_sess(r, t.sid),
                model=lambda t, a, r, m: m + WARMUP if a in t.warmups else m)[by]
-    for t, aid, p in transcripts(project, since, progress=progress, warmups=True):
-        for r, model, u in usage_msgs(scan_recs(p, [_USAGE_NEEDLE], index=False), seen):
+    src = (index.usage_recs(project, since, progress, warmups=True) if index is not None else
+           ((t, aid, scan_recs(p, [_USAGE_NEEDLE], index=False))
+            for t, aid, p in transcripts(project, since, progress=progress, warmups=True)))
+    for t, aid, pairs in src:
+        for r, model, u in usage_msgs(pairs, seen):
             if in_window(r.get('timestamp'), since, until): msgs.append((AttrDict(r=r, t=t, a=aid), model, u))
-    res = usage_of(msgs, key=lambda o, m: key(o.t, o.a, o.r, m), title=f'Usage by {by}' + (' (UTC)' if utc else ''))
+    res = usage_of(msgs, key=lambda o, m: key(o.t, o.a, o.r, m), title=f'Usage by {by}' + (' (UTC)' if utc else ''),
+                   price=index.price if index is not None else msg_cost)
     for o in res:
         o[by] = o.pop('model')
         if by == 'day' and o.day: o.start = parse_when(o.day).astimezone(timezone.utc if utc else None).isoformat()

@@ -118,10 +118,12 @@ def _tool_names(path, recs, ids) -> dict:
 
 def _as_set(x): return set(listify(x)) or None
 
-def _search_file(rx, path=None, recs=None, maxlen=160, role=None, tool=None, since=None, until=None, index=True):
-    "Hits of `rx` in one transcript (records `recs`, or the file at `path` through the raw-bytes prefilter)"
+def _search_file(rx, path=None, recs=None, maxlen=160, role=None, tool=None, since=None, until=None, index=True,
+                 cands=None):
+    "Hits of `rx` in one transcript (records `recs`, `(index, record)` candidates `cands`, or the file at `path`)"
     role, tool = _as_set(role), _as_set(tool)
-    cands = list(enumerate(recs)) if recs is not None else list(scan_recs(path, needles_of(rx), index=index))
+    if cands is None:
+        cands = list(enumerate(recs)) if recs is not None else list(scan_recs(path, needles_of(rx), index=index))
     names = _tool_names(path, recs, {i for _, r in cands for i in tool_result_ids(r)}) if tool else None
     hits = (rec_hit(r, rx, maxlen, i, role, tool, names) for i, r in cands if in_window(r.get('timestamp'), since, until))
     return SessHits([h for h in hits if h], path=path, recs=recs, pat=rx.pattern)
@@ -190,6 +192,13 @@ class Matches(L):
     def _repr_markdown_(self): return '\n\n'.join(m._repr_markdown_() for m in self) if self else 'no match'
 
 # %% ../nbs/10_search.ipynb #407d8048
+def _scanned(rx, project, since, agents, progress):
+    "`(sess, agent id, path, None)` for each transcript whose raw bytes may hold a match of `rx`"
+    files = list(transcripts(project, since, agents))
+    nds = needles_of(rx)
+    found = holding([p for _, _, p in files], nds, progress) if nds is not None else [True]*len(files)
+    return ((s, aid, p, None) for (s, aid, p), ok in zip(files, found) if ok)
+
 def find_sess(pat, # a regex (`(?i)` for any case)
               project=None, # only projects whose folder name holds this, or the project of this directory
               role=None, # only records of this role (or these)
@@ -200,15 +209,14 @@ def find_sess(pat, # a regex (`(?i)` for any case)
               maxlen:int=160, # characters of preview around each match
               limit:int=None, # at most this many sessions
               progress=None, # called as `progress(done, total)` while files are scanned
+              index=None, # an `ArchiveIndex` to answer from, instead of scanning every transcript
              ) -> Matches:
     "Sessions of every project (or of `project`) whose records match regex `pat`, newest first, with their hits"
     rx, res = re.compile(pat), Matches()
-    files = list(transcripts(project, since, agents))
-    nds = needles_of(rx)
-    found = holding([p for _, _, p in files], nds, progress) if nds is not None else [True]*len(files)
-    for (s, aid, p), ok in zip(files, found):
-        if not ok: continue
-        hs = _search_file(rx, p, None, maxlen, role, tool, since, until)
+    src = index.search_files(rx, project, since, agents, progress) if index is not None else None
+    if src is None: src = _scanned(rx, project, since, agents, progress)
+    for s, aid, p, cands in src:
+        hs = _search_file(rx, p, None, maxlen, role, tool, since, until, cands=cands)
         if not hs: continue
         for h in hs: h.agent = aid or h.agent
         m = res[-1] if res and res[-1].sid == s.sid else None
