@@ -1,1 +1,52 @@
+"""Find, read, walk, search, write and convert Claude Code session transcripts
+
+Claude Code keeps every conversation as a JSONL transcript under `~/.claude/projects/<project>/<session id>.jsonl`
+(`$CLAUDE_CONFIG_DIR` replaces `~/.claude`), and `claude --resume <id>` rebuilds the conversation from that file,
+whoever wrote it. llmsurgery is a literate Python library and a command line for working with those files: find a
+session, read it, walk the `parentUuid` chain exactly as `claude --resume` does, search it, investigate what
+happened in it (prompts, tool calls, failures, files, subagents, tokens and cost), write and curate sessions that
+resume, and convert them to and from chat messages and notebook dialogs. Its rules are measured against the real
+Claude Code CLI, run offline against a fake API, never guessed.
+
+From a shell (or from inside a Claude Code session, which can read its own transcript this way):
+
+```sh
+llmsurgery ls                      # every project and session, newest first
+llmsurgery show .                  # the current project's newest session, as `claude --resume` sees it
+llmsurgery find 'zebra crossing'   # which sessions said it, across every project, subagents included
+llmsurgery stats 9b2c0a1e          # one screen: prompts, turns, tools, errors, subagents, tokens, cost
+llmsurgery errors --all --tool Bash
+llmsurgery files --edited core.py  # which sessions wrote or edited it
+llmsurgery usage --by day
+llmsurgery resume-check .          # will it resume, and as what? (the real CLI, offline, no tokens)
+llmsurgery sess2nb . -o chat.ipynb # the conversation as a notebook dialog; nb2sess writes one back
+llmsurgery redact . -o share/      # a copy with keys, tokens and passwords replaced; --check gates a share
+```
+
+A session is named by id, unique id prefix, title, path, or `.`; `--json` gives data for programs and agents; the
+exit status is 0 when something was found, 1 when nothing was, 2 on bad usage.
+
+Modules:
+
+- `llmsurgery.claude`: Find the Claude Code CLI, give it a clean environment and a Messages API of our own on loopback, and run it
+- `llmsurgery.cli`: `llmsurgery ls`, `llmsurgery show` and friends: each command is one library call plus formatting
+- `llmsurgery.convert`: Convert a Claude Code session to canonical chat messages and to a dialog notebook, and a dialog back to a session
+- `llmsurgery.core`: Find Claude Code's config folder and a project's folder of transcripts, and read a transcript record by record
+- `llmsurgery.dialog`: The two forms a conversation takes outside Claude Code: aidialog's notebook dialogs and canonical chat messages
+- `llmsurgery.fakeapi`: Script the model's side of a whole conversation, tool calls and subagents included, so the real CLI acts it out
+- `llmsurgery.fixtures`: The transcripts recorded from the real Claude Code CLI that ship with llmsurgery, and how to open them
+- `llmsurgery.forensics`: What was asked, what ran, what failed, which files were touched, what the subagents did, and what it cost
+- `llmsurgery.hist`: Read a dialog's replies back into canonical messages, write messages as a dialog, and walk a dialog as history
+- `llmsurgery.rec`: A record's anatomy: its message, content blocks, text, tool calls and results, ids, copies, times and cuts
+- `llmsurgery.record`: Regenerate the sample transcripts the library is tested against by running the installed Claude Code CLI offline
+- `llmsurgery.redact`: Find the secrets a session holds, put keyed placeholders in their place everywhere, and keep the session resumable
+- `llmsurgery.resume`: Resume a scratch copy of any session with the real Claude Code CLI, offline, and see the conversation it rebuilt
+- `llmsurgery.scan`: Find the lines of a transcript that may hold a phrase or match a regex without parsing the rest, fast on big files and whole archives
+- `llmsurgery.search`: Where a session said something: a regex over the readable text of every record, of one session or of the whole archive
+- `llmsurgery.sess`: Name a session the way people do, open it once, list the sessions of a project or of the whole archive, and find its subagents
+- `llmsurgery.show`: Aligned tables for people, plain data for programs, and one readable rendering of a conversation
+- `llmsurgery.skill`: Teach Claude Code, from inside any session, to answer questions about its own and other sessions with llmsurgery
+- `llmsurgery.thread`: Which records of a transcript make up the conversation that `claude --resume` rebuilds, and in what order
+- `llmsurgery.write`: Build transcript records, write sessions Claude Code resumes, and curate real ones without breaking them"""
+
 __version__ = "0.0.1"

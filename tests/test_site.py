@@ -1,0 +1,85 @@
+"""The docs site, as far as this machine can build it: nbdev's processing of every notebook, each page rendered to
+HTML (`tools/build_docs.py`; Quarto itself runs in the GitHub Pages workflow), then checked page by page."""
+import ast, json, re, subprocess, sys
+from html.parser import HTMLParser
+from pathlib import Path
+import pytest
+
+ROOT = Path(__file__).parent.parent
+NBS = ROOT/'nbs'
+sys.path.insert(0, str(ROOT/'tools'))
+from build_docs import build, page_name
+
+class _Text(HTMLParser):
+    "The visible text and heading ids of a page"
+    def __init__(self):
+        super().__init__()
+        self.text, self.ids, self.h1, self._in, self._skip = [], set(), [], None, 0
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag in ('script', 'style'): self._skip += 1
+        if tag in ('h1', 'h2', 'h3', 'h4') and a.get('id'): self.ids.add(a['id'])
+        if tag == 'h1': self._in = []
+    def handle_endtag(self, tag):
+        if tag in ('script', 'style'): self._skip -= 1
+        if tag == 'h1' and self._in is not None: self.h1.append(''.join(self._in).strip().rstrip('¶').strip()); self._in = None
+    def handle_data(self, d):
+        if self._skip: return
+        self.text.append(d)
+        if self._in is not None: self._in.append(d)
+
+@pytest.fixture(scope='module')
+def site():
+    before = subprocess.run(['git', 'status', '--porcelain', 'nbs'], cwd=ROOT, capture_output=True, text=True).stdout
+    s = build()
+    after = subprocess.run(['git', 'status', '--porcelain', 'nbs'], cwd=ROOT, capture_output=True, text=True).stdout
+    assert after == before, f'building the docs changed files in nbs/:\n{after}'
+    return s
+
+def _page(site, nb):
+    p = _Text()
+    p.feed((site/page_name(nb)).read_text())
+    return p
+
+def _title(nb): return json.loads(nb.read_text())['cells'][0]['source'][0].lstrip('# ').strip()
+
+def _documented(mod):
+    "The entries a module's page documents: its public functions and classes, and `Class.method` for patched methods"
+    out = []
+    for n in ast.parse((ROOT/'llmsurgery'/f'{mod}.py').read_text()).body:
+        if not isinstance(n, (ast.FunctionDef, ast.ClassDef)) or n.name.startswith('_'): continue
+        patched = any('patch' in ast.unparse(d) for d in getattr(n, 'decorator_list', []))
+        cls = n.args.args[0].annotation if patched and n.args.args else None
+        out.append(f'{ast.unparse(cls)}.{n.name}' if cls is not None else n.name)
+    return out
+
+NOTEBOOKS = sorted(NBS.glob('*.ipynb'))
+
+@pytest.mark.parametrize('nb', NOTEBOOKS, ids=lambda p: p.stem)
+def test_page(site, nb):
+    "Each notebook is a page: titled, free of errors and of nbdev's directives, documenting every function it exports"
+    p = _page(site, nb)
+    assert p.h1[:1] == [_title(nb)]
+    text = ' '.join(p.text)
+    assert not re.search(r'#\|\s*\w', text), 'an nbdev directive shows on the page'
+    assert 'Traceback (most recent call last)' not in text and 'Error' not in ' '.join(p.h1)
+    proc = json.loads((ROOT/'_proc'/nb.name).read_text())
+    assert [o for c in proc['cells'] for o in c.get('outputs', []) if o.get('output_type') == 'error'] == []
+    mod = next((l.split()[-1] for c in json.loads(nb.read_text())['cells'] for l in ''.join(c['source']).splitlines()
+                if l.startswith('#| default_exp')), None)
+    if mod: assert [n for n in _documented(mod) if n.lower() not in {i.lower() for i in p.ids}] == []
+
+def test_index_page(site):
+    "The home page shows the two commands a newcomer needs, and the example's output"
+    text = ' '.join(_page(site, NBS/'index.ipynb').text)
+    assert 'tools/run' in text and 'tools/test' in text and 'What is the capital of France?' in text
+
+def test_llms_txt_and_package_docstring():
+    "nbdev-export writes llms.txt and the package docstring: what llmsurgery does, each module in a line with its page"
+    import llmsurgery
+    llms = (NBS/'llms.txt').read_text()
+    mods = sorted(p.stem for p in (ROOT/'llmsurgery').glob('*.py') if not p.name.startswith('_'))
+    for m in mods:
+        assert f'- [llmsurgery.{m}](https://llmsurgery.github.io/llmsurgery/{m}.html.md): ' in llms, m
+        assert f'- `llmsurgery.{m}`: ' in llmsurgery.__doc__, m
+    assert 'claude --resume' in llms and 'llmsurgery find' in llms
