@@ -37,6 +37,7 @@ Modules:
 - `llmsurgery.fixtures`: The transcripts recorded from the real Claude Code CLI that ship with llmsurgery, and how to open them
 - `llmsurgery.forensics`: What was asked, what ran, what failed, which files were touched, what the subagents did, and what it cost
 - `llmsurgery.hist`: Read a dialog's replies back into canonical messages, write messages as a dialog, and walk a dialog as history
+- `llmsurgery.index`: A warm index of the whole archive in SQLite: cross-session questions answered without reading every transcript again
 - `llmsurgery.rec`: A record's anatomy: its message, content blocks, text, tool calls and results, ids, copies, times and cuts
 - `llmsurgery.record`: Regenerate the sample transcripts the library is tested against by running the installed Claude Code CLI offline
 - `llmsurgery.redact`: Find the secrets a session holds, put keyed placeholders in their place everywhere, and keep the session resumable

@@ -1,6 +1,6 @@
 """The docs site, as far as this machine can build it: nbdev's processing of every notebook, each page rendered to
 HTML (`tools/build_docs.py`; Quarto itself runs in the GitHub Pages workflow), then checked page by page."""
-import ast, json, re, subprocess, sys
+import ast, importlib, json, re, subprocess, sys
 from html.parser import HTMLParser
 from pathlib import Path
 import pytest
@@ -80,6 +80,10 @@ def test_llms_txt_and_package_docstring():
     llms = (NBS/'llms.txt').read_text()
     mods = sorted(p.stem for p in (ROOT/'llmsurgery').glob('*.py') if not p.name.startswith('_'))
     for m in mods:
-        assert f'- [llmsurgery.{m}](https://llmsurgery.github.io/llmsurgery/{m}.html.md): ' in llms, m
+        page = importlib.import_module(f'llmsurgery.{m}').__doc__.strip().splitlines()[-1].removeprefix('Docs: ')
+        assert f'- [llmsurgery.{m}]({page}): ' in llms, m
         assert f'- `llmsurgery.{m}`: ' in llmsurgery.__doc__, m
+    pages = [page_name(nb) for nb in NOTEBOOKS]
+    assert len(set(pages)) == len(pages), 'two notebooks make the same page'
+
     assert 'claude --resume' in llms and 'llmsurgery find' in llms
