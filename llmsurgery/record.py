@@ -30,7 +30,8 @@ __all__ = ['SYSTEM_PROMPT', 'scenarios', 'Recording', 'from_subagent', 'summariz
            'png_bytes', 'record_longpath', 'recordable', 'record_all', 'record_main']
 
 # %% ../nbs/92_record.ipynb #5b78cafc
-import os, re, json, shutil, struct, zlib, warnings
+import os, re, json, fcntl, shutil, struct, zlib, warnings
+from contextlib import contextmanager
 from pathlib import Path
 from fastcore.basics import patch
 from fastcore.script import call_parse
@@ -119,6 +120,15 @@ def _write_jsonl(path, rows):
     with open(path, 'w') as f:
         for r in rows: f.write(json.dumps(r, ensure_ascii=False) + '\n')
 
+@contextmanager
+def _recording_lock(root, name):
+    "Hold a lock on scenario `name`'s scratch folders in `root`, so two runs on one machine never record into them at once"
+    Path(root).mkdir(parents=True, exist_ok=True)
+    with open(Path(root)/f'.{name}.lock', 'w') as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try: yield
+        finally: fcntl.flock(f, fcntl.LOCK_UN)
+
 def record(name:str, # a scenario in `scenarios`
            dest=None, # the folder to write the fixture into; default `fixtures_path()`
            root='/tmp/llmsurgery-rec', # where the scratch cwd and config dir are made
@@ -130,8 +140,13 @@ def record(name:str, # a scenario in `scenarios`
     version = cli_version(bin)
     if cli and version != cli:
         raise ValueError(f'Scenario {name!r} is recorded with Claude Code {cli}, not {version} ({bin})')
-    r = Recording(name, tools, root, bin=bin)
-    with r.api: f(r)
+    with _recording_lock(root, name):
+        r = Recording(name, tools, root, bin=bin)
+        with r.api: f(r)
+        return _save(name, r, f, tools, version, dest)
+
+def _save(name, r, f, tools, version, dest):
+    "Write recording `r` of scenario `name` as a fixture in `dest`, and remove its scratch folders"
     out = Path(dest or fixtures_path())/name
     shutil.rmtree(out, ignore_errors=True)
     shutil.copytree(r.cfg/'projects', out/'projects')
