@@ -45,20 +45,21 @@ def best(f, reps=3) -> float:
 
 PHRASE = 'the zebra "crossing" at Łódź'   # a rare phrase: quotes and non-ASCII, so JSON escapes it
 API_ID = re.compile(rb'(msg_|req_|toolu_)[0-9A-Za-z]{8,}')  # message, request and tool call ids: fresh in each copy
-TS = re.compile(rb'"timestamp":"(\d{4}-\d\d-\d\d)T')
+TS = re.compile(rb'"timestamp":"\d{4}-\d\d-\d\dT\d\d:\d\d')
 
 def _agent_lines() -> list:
     "Lines of the `subagent` fixture's subagent transcripts"
     return [l for p in sorted(fixture('subagent').glob('projects/*/*/subagents/agent-*.jsonl'))
             for l in p.read_bytes().splitlines()]
 
-def _copy(lines, sid, where, day) -> bytes:
-    "`lines` with fresh uuids and API ids, session id `sid`, the fixtures' folder moved to `where`, every date moved to `day`"
+def _copy(lines, sid, where, day, minute=0) -> bytes:
+    "`lines` with fresh uuids and API ids, session `sid`, the fixtures' folder moved to `where`, times to `day`, `minute`"
     m = {}
     out = UUID.sub(lambda g: m.setdefault(g[0], str(uuid.uuid4()).encode()), b'\n'.join(lines) + b'\n')
     out = API_ID.sub(lambda g: m.setdefault(g[0], g[1] + uuid.uuid4().hex.encode()[:len(g[0])-len(g[1])]), out)
     out = re.sub(rb'"sessionId":"[^"]*"', b'"sessionId":"' + sid.encode() + b'"', out)
-    return TS.sub(b'"timestamp":"' + day.encode() + b'T', out.replace(b'/tmp/llmsurgery-rec/', where.encode()))
+    when = f'"timestamp":"{day}T{minute // 60 % 24:02d}:{minute % 60:02d}'.encode()
+    return TS.sub(when, out.replace(b'/tmp/llmsurgery-rec/', where.encode()))
 
 def rare_line(sid, day) -> bytes:
     "A user record holding `PHRASE`"
@@ -67,24 +68,24 @@ def rare_line(sid, day) -> bytes:
     return json.dumps(r, ensure_ascii=False, separators=(',', ':')).encode() + b'\n'
 
 def grow(path, mb, lines=None, where='/home/me/proj0/', day='2026-01-01', rare_at=None) -> Path:
-    "Append about `mb` MB of seed sessions (fresh uuids) to transcript `path`; `rare_at`: where to put `rare_line`"
+    "Append about `mb` MB of seed sessions (fresh ids, a minute apart) to `path`; `rare_at`: where `rare_line` goes"
     sid, lines = path.stem if not path.stem.startswith('agent-') else path.parent.parent.name, lines or seed_lines()
     path.parent.mkdir(parents=True, exist_ok=True)
-    n, target, placed = 0, int(mb*1e6), rare_at is None
+    n, k, target, placed = 0, 0, int(mb*1e6), rare_at is None
     with open(path, 'ab') as f:
         while n < target:
             if not placed and n >= target*rare_at: f.write(rare_line(sid, day)); placed = True
-            b = _copy(lines, sid, where, day)
-            f.write(b); n += len(b)
+            b = _copy(lines, sid, where, day, k)
+            f.write(b); n += len(b); k += 1
         if not placed: f.write(rare_line(sid, day))
     return path
 
 SIZES = (0.2, 0.5, 1, 2, 5, 12, 30)  # MB, in turn: many small sessions, a few big ones
 
-def build_tree(mb, root, nproj=23, rare=37) -> Path:
+def build_tree(mb, root, nproj=23, rare=37, sizes=SIZES) -> Path:
     """A config folder at `root` holding about `mb` MB of sessions (built once: a stamp file records it).
 
-    Sessions of `SIZES` MB in turn over `nproj` projects, each session's dates a different day over about a year,
+    Sessions of `sizes` MB in turn over `nproj` projects, each session's dates a different day over about a year,
     the fixtures' paths moved to its project's folder (so each project edits its own files); every fifth session has
     a subagent transcript of a quarter its size; session number `rare` holds `PHRASE` once, half way through."""
     root = Path(root)
@@ -93,7 +94,7 @@ def build_tree(mb, root, nproj=23, rare=37) -> Path:
     shutil.rmtree(root, ignore_errors=True)
     lines, alines, total, k = seed_lines(), _agent_lines(), 0, 0
     while total < mb:
-        size, sid = SIZES[k % len(SIZES)], str(uuid.UUID(int=k + 1, version=4))
+        size, sid = sizes[k % len(sizes)], str(uuid.UUID(int=k + 1, version=4))
         proj, day = k % nproj, (datetime.date(2026, 11, 30) - datetime.timedelta(days=(k*7) % 365)).isoformat()
         where = f'/home/me/proj{proj}/'
         p = root/'projects'/f'-home-me-proj{proj}'/f'{sid}.jsonl'

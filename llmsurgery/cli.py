@@ -222,7 +222,7 @@ def cmd_index(a):
     ix = ArchiveIndex()
     if a.drop or a.rebuild: ix.drop()
     if a.drop: return emit(dict(dropped=str(ix.path)), True) if a.json else print(f'Deleted {ix.path}') or 0
-    done, st = ix.update(progress()), ix.stats()
+    done, st = ix.update(progress(), price=True), ix.stats()
     if a.json: return emit(dict(done, **st), True)
     print(f"Read {_mb(done.bytes)} of {done.indexed} changed transcripts in {done.seconds:.1f} s. The index holds "
           f"{st.sessions:,} sessions ({st.transcripts:,} transcripts), {st.records:,} records, {st.calls:,} tool calls "

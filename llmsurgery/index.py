@@ -35,7 +35,7 @@ from .show import *
 from .sess import *
 from .scan import *
 from .search import rec_fields
-from .forensics import join_calls, is_failure, call_path, msg_cost
+from .forensics import join_calls, is_failure, call_path, msg_cost, msg_sess, usage_msgs, USAGE_TOKENS
 
 # %% ../nbs/14_archive.ipynb #9fce5941
 def cache_dir() -> Path:
@@ -74,8 +74,13 @@ CREATE TABLE calls(id INTEGER PRIMARY KEY, file INTEGER NOT NULL, tool_id TEXT, 
 CREATE INDEX calls_file ON calls(file, line);
 CREATE INDEX calls_name ON calls(name);
 CREATE TABLE msgs(id INTEGER PRIMARY KEY, file INTEGER NOT NULL, line INTEGER, off INTEGER, len INTEGER,
-  key TEXT, ts TEXT, model TEXT, cost REAL, env BLOB);
+  key TEXT, ts TEXT, model TEXT, env BLOB);
 CREATE INDEX msgs_file ON msgs(file, line);
+CREATE TABLE usage(id INTEGER PRIMARY KEY, file INTEGER NOT NULL, n INTEGER, key TEXT, ts TEXT, sess TEXT, model TEXT,
+  input INTEGER, output INTEGER, cache_write INTEGER, cache_read INTEGER, cost REAL, priced INTEGER DEFAULT 0,
+  usage BLOB);
+CREATE INDEX usage_file ON usage(file, n);
+CREATE INDEX usage_key ON usage(key);
 CREATE VIEW sessions AS SELECT s.sid, s.project, s.path, s.cwd, coalesce(s.custom_title, s.ai_title) AS title,
   s.version, s.branch, min(f.first_ts) AS first_ts, max(f.last_ts) AS last_ts, sum(f.records) AS records,
   sum(f.prompts) AS prompts, sum(f.messages) AS messages, sum(f.calls) AS calls, sum(f.errors) AS errors,
@@ -260,7 +265,7 @@ def _wipe(self:ArchiveIndex, fid, drop=False):
     con = self.con
     con.execute("INSERT INTO recs_fts(recs_fts, rowid, text) SELECT 'delete', id, text FROM recs "
                 "WHERE file=? AND text != ''", (fid,))
-    for t in ('recs', 'calls', 'msgs'): con.execute(f'DELETE FROM {t} WHERE file=?', (fid,))
+    for t in ('recs', 'calls', 'msgs', 'usage'): con.execute(f'DELETE FROM {t} WHERE file=?', (fid,))
     if drop: con.execute('DELETE FROM files WHERE id=?', (fid,))
     else: con.execute('UPDATE files SET size=NULL, mtime_ns=NULL, ino=NULL, head_len=NULL, head_hash=NULL, '
                       'tail_hash=NULL, offset=0, nlines=0, cwd=NULL, version=NULL, branch=NULL, custom_title=NULL, '
@@ -303,6 +308,7 @@ def _index_file(self:ArchiveIndex, fid, path, chunk=32 << 20) -> int:
             if end >= st.st_size: break
             start = pos
             con.execute('BEGIN')
+    self._count_usage(fid)
     return pos - offset
 
 # %% ../nbs/14_archive.ipynb #c69bb485
@@ -314,10 +320,6 @@ def _key(r):
     k = msg_key(r)
     return '\t'.join(map(str, k)) if isinstance(k, tuple) else k
 
-def _cost(r):
-    m = msg_of(r)
-    if m.get('model') == '<synthetic>' or not isinstance(m.get('usage'), dict): return None
-    return msg_cost(m.get('model'), m['usage'])
 
 def _insert(con, sql, rows):
     "`executemany`, replacing lone surrogates (which SQLite cannot store) in the rare row that holds one"
@@ -330,9 +332,9 @@ def _insert(con, sql, rows):
 def _index_lines(self:ArchiveIndex, f, fid, start, end) -> int:
     "Index the complete lines of open transcript `f` (file `fid`) between `start` and `end`; the offset reached"
     con = self.con
-    m = AttrDict(zip('nlines cwd version branch ctitle atitle first last'.split(), con.execute(
+    nlines, cwd, version, branch, ctitle, atitle, first_ts, last_ts = con.execute(
         'SELECT nlines, cwd, version, branch, custom_title, ai_title, first_ts, last_ts FROM files WHERE id=?',
-        (fid,)).fetchone()))
+        (fid,)).fetchone()
     ids = {t: _ints(con, f'SELECT max(id) FROM {t}') for t in ('recs', 'calls', 'msgs')}
     known = {tid: [cid, done] for tid, cid, done in
              con.execute('SELECT tool_id, id, result_line IS NOT NULL FROM calls WHERE file=?', (fid,))}
@@ -341,14 +343,14 @@ def _index_lines(self:ArchiveIndex, f, fid, start, end) -> int:
         for off, line in complete_lines(f, start, end):
             pos = off + len(line) + 1
             if len(line) <= 8 and not line.strip(): continue
-            lno, m.nlines = m.nlines, m.nlines + 1
+            lno, nlines = nlines, nlines + 1
             if not _wanted(line) or (r := parse_rec(line)) is None: continue
             t, n, ts = r.get('type'), len(line), _str(r.get('timestamp'))
-            if ts: m.first, m.last = min(m.first or ts, ts), max(m.last or ts, ts)
-            m.cwd, m.version = m.cwd or _str(r.get('cwd')), _str(r.get('version')) or m.version
-            m.branch = _str(r.get('gitBranch')) or m.branch
-            if t == 'custom-title': m.ctitle = _str(r.get('customTitle')) or m.ctitle
-            elif t == 'ai-title': m.atitle = _str(r.get('aiTitle')) or m.atitle
+            if ts: first_ts, last_ts = min(first_ts or ts, ts), max(last_ts or ts, ts)
+            cwd, version = cwd or _str(r.get('cwd')), _str(r.get('version')) or version
+            branch = _str(r.get('gitBranch')) or branch
+            if t == 'custom-title': ctitle = _str(r.get('customTitle')) or ctitle
+            elif t == 'ai-title': atitle = _str(r.get('aiTitle')) or atitle
             if t not in ('user', 'assistant', 'system'): continue
             ids['recs'] += 1
             text = search_text(r)
@@ -366,8 +368,7 @@ def _index_lines(self:ArchiveIndex, f, fid, start, end) -> int:
                                   lno, off, n, ts, 0, None, None, None, None]
                     known[tid] = [ids['calls'], False]
                 ids['msgs'] += 1
-                msgs.append((ids['msgs'], fid, lno, off, n, _key(r), ts, _str(msg_of(r).get('model')), _cost(r),
-                             msg_env(r)))
+                msgs.append((ids['msgs'], fid, lno, off, n, _key(r), ts, _str(msg_of(r).get('model')), msg_env(r)))
             elif t == 'user':
                 res = tool_results(r)
                 for b in res:
@@ -381,20 +382,57 @@ def _index_lines(self:ArchiveIndex, f, fid, start, end) -> int:
     _insert(con, 'INSERT INTO recs_fts(rowid, text) VALUES (?,?)', fts)
     _insert(con, 'INSERT INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)', calls.values())
     _insert(con, 'UPDATE calls SET failed=?, result=?, result_line=?, result_off=?, result_len=? WHERE id=?', results)
-    _insert(con, 'INSERT INTO msgs VALUES (?,?,?,?,?,?,?,?,?,?)', msgs)
+    _insert(con, 'INSERT INTO msgs VALUES (?,?,?,?,?,?,?,?,?)', msgs)
     count = lambda sql: _ints(con, sql, (fid,))
     con.execute('UPDATE files SET offset=?, nlines=?, cwd=?, version=?, branch=?, custom_title=?, ai_title=?, '
-                'first_ts=?, last_ts=?, records=?, prompts=?, calls=?, errors=?, messages=? WHERE id=?',
-                (pos, m.nlines, m.cwd, m.version, m.branch, m.ctitle, m.atitle, m.first, m.last,
+                'first_ts=?, last_ts=?, records=?, prompts=?, calls=?, errors=? WHERE id=?',
+                (pos, nlines, cwd, version, branch, ctitle, atitle, first_ts, last_ts,
                  count('SELECT count(*) FROM recs WHERE file=?'), count('SELECT sum(prompt) FROM recs WHERE file=?'),
                  count('SELECT count(*) FROM calls WHERE file=?'), count('SELECT sum(failed) FROM calls WHERE file=?'),
-                 count("SELECT count(DISTINCT key) FROM msgs WHERE file=? AND cost IS NOT NULL"), fid))
+                 fid))
     return pos
+
+# %% ../nbs/14_archive.ipynb #8c4d35c4
+@patch
+def _count_usage(self:ArchiveIndex, fid):
+    "Recount the API messages of file `fid` from its assistant records, as `usage_msgs` counts them"
+    con = self.con
+    sid = con.execute('SELECT sid FROM files WHERE id=?', (fid,)).fetchone()[0]
+    q = lambda sql: con.execute(sql, (fid,))
+    old = {(k, u): (c, p) for k, u, c, p in q('SELECT key, usage, cost, priced FROM usage WHERE file=?')}
+    recs = [(None, Rec(orjson.loads(e))) for e, in q('SELECT env FROM msgs WHERE file=? ORDER BY line')]
+    rows = []
+    for n, (r, model, u) in enumerate(usage_msgs(recs)):
+        key, ub, ts = _key(r), orjson.dumps(u), r.get('timestamp')
+        rows.append((fid, n, key, ts if isinstance(ts, str) else None, msg_sess(r, sid), model,
+                     *(u.get(k) or 0 for k in USAGE_TOKENS.values()), *old.get((key, ub), (None, 0)), ub))
+    con.execute('BEGIN')
+    con.execute('DELETE FROM usage WHERE file=?', (fid,))
+    _insert(con, 'INSERT INTO usage(file, n, key, ts, sess, model, input, output, cache_write, cache_read, cost, '
+                 'priced, usage) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)', rows)
+    con.execute('UPDATE files SET messages=? WHERE id=?', (len(rows), fid))
+    con.execute('COMMIT')
+
+@patch
+def price(self:ArchiveIndex,
+          fids=None, # only the messages of these files (default: all)
+         ) -> int:
+    "Price the API messages not priced yet, with `msg_cost` (writes only the index); how many it priced"
+    con, q = self.con, 'SELECT id, model, usage FROM usage WHERE NOT priced'
+    todo = [row for fid in (fids if fids is not None else [None]) for row in
+            con.execute(q + (' AND file=?' if fid is not None else ''), () if fid is None else (fid,))]
+    if todo:
+        costs = [(msg_cost(m, orjson.loads(u)), i) for i, m, u in todo]
+        con.execute('BEGIN')
+        con.executemany('UPDATE usage SET cost=?, priced=1 WHERE id=?', costs)
+        con.execute('COMMIT')
+    return len(todo)
 
 # %% ../nbs/14_archive.ipynb #9b773512
 @patch
 def update(self:ArchiveIndex,
            progress=None, # called as `progress(done, total)` while the files are visited
+           price:bool=False, # price the new API messages now rather than when a question first needs it
           ) -> AttrDict:
     "Bring the index up to date: read what every transcript gained since the last update (writes only the index)"
     t0, res = time.perf_counter(), AttrDict(files=0, indexed=0, bytes=0)
@@ -410,6 +448,7 @@ def update(self:ArchiveIndex,
             res.files = len(loop)
             self.con.execute("UPDATE meta SET value=? WHERE key='walk'", (orjson.dumps(walk),))
             if progress: progress(len(loop), len(loop))
+        if price: res.priced = self.price()
     res.seconds = round(time.perf_counter() - t0, 3)
     return res
 
@@ -448,7 +487,7 @@ def stats(self:ArchiveIndex) -> AttrDict:
     size = sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + '*'))
     return AttrDict(path=str(self.path), bytes=size, sessions=n('SELECT count(*) FROM files WHERE agent IS NULL'),
                     transcripts=n('SELECT count(*) FROM files'), records=n('SELECT count(*) FROM recs'),
-                    calls=n('SELECT count(*) FROM calls'), messages=n('SELECT count(DISTINCT key) FROM msgs'))
+                    calls=n('SELECT count(*) FROM calls'), messages=n('SELECT count(DISTINCT key) FROM usage'))
 
 @patch
 def drop(self:ArchiveIndex):
@@ -568,29 +607,31 @@ def calls(self:ArchiveIndex,
         locs = {tuple(loc) for _, *ls in found[fid] for loc in (ls[:3], ls[3:]) if loc[0] is not None}
         yield s, aid, L(c for c in join_calls(read_recs(p, sorted(locs)), aid) if c.id in ids)
 
-# %% ../nbs/14_archive.ipynb #7bdfd9b4
-@patch
-def usage_recs(self:ArchiveIndex,
-               project=None, # only projects whose folder name holds this, or the project of this directory
-               since=None, # only files last written at or after this time
-               progress=None, # called as `progress(done, total)` while the index is updated
-               warmups:bool=False, # older CLIs' Warmup agent files too
-              ):
-    "`(sess, agent id, [(None, record)])`: each transcript's assistant records, without their content, in file order"
-    files = self.refresh(progress).files(project, since, warmups=warmups)
-    found, self._costs = self._by_file('SELECT file, cost, env FROM msgs ORDER BY file, line'), {}
-    for s, aid, p, fid in files:
-        recs = []
-        for cost, env in found.get(fid, ()):
-            r = Rec(orjson.loads(env))
-            if isinstance(u := msg_of(r).get('usage'), dict): self._costs[id(u)] = cost
-            recs.append((None, r))
-        yield s, aid, recs
+# %% ../nbs/14_archive.ipynb #12ca72de
+_D = '[0-9]'
+_MINUTE = f"CASE WHEN ts GLOB '{_D*4}-{_D*2}-{_D*2}T{_D*2}:{_D*2}:{_D*2}.{_D*3}Z' THEN substr(ts, 1, 16) ELSE ts END"
 
 @patch
-def price(self:ArchiveIndex,
-          model:str, # the model of an API message
-          usage:dict, # its usage, from a record `usage_recs` gave
-         ) -> float | None:
-    "The cost of an API message: as the index priced it when it read it, else `msg_cost`"
-    return self._costs[id(usage)] if id(usage) in getattr(self, '_costs', {}) else msg_cost(model, usage)
+def usage_parts(self:ArchiveIndex,
+                project=None, # only projects whose folder name holds this, or the project of this directory
+                since=None, # only messages from this time on
+                until=None, # only messages up to this time
+                progress=None, # called as `progress(done, total)` while the index is updated
+               ):
+    "`((timestamp, project, session, model, warmup), model, messages, usage, cost)`: sums of messages, each once"
+    files, con = self.refresh(progress).files(project, since, warmups=True), self.con
+    self.price([fid for *_, fid in files])
+    con.execute('CREATE TEMP TABLE IF NOT EXISTS sel(file INTEGER PRIMARY KEY, seq INT, project TEXT, warm INT)')
+    con.execute('DELETE FROM sel')
+    con.executemany('INSERT INTO sel VALUES (?,?,?,?)', [(fid, i, s.project, aid in s.warmups)
+                                                         for i, (s, aid, p, fid) in enumerate(files)])
+    win, args = '', ()
+    if since or until:
+        con.create_function('in_window', 3, in_window, deterministic=True)
+        win, args = 'AND in_window(ts, ?, ?)', (ts_bound(since), ts_bound(until))
+    rows = con.execute(f'''SELECT min(ts), project, sess, model, warm, count(*), sum(input), sum(output),
+        sum(cache_write), sum(cache_read), sum(cost) FROM (SELECT u.*, s.project, s.warm,
+          row_number() OVER (PARTITION BY u.key ORDER BY s.seq, u.n) AS nth FROM usage u JOIN sel s USING (file))
+        WHERE nth = 1 {win} GROUP BY {_MINUTE}, project, sess, model, warm''', args)
+    for ts, proj, sess, model, warm, n, *toks, cost in rows:
+        yield (ts, proj, sess, model, bool(warm)), model, n, dict(zip(USAGE_TOKENS.values(), toks)), cost

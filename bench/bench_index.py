@@ -1,0 +1,145 @@
+#!/usr/bin/env python
+"""Archive index benchmark (issue 14): the warm index beside the scan, `load_recs` and ripgrep, in one run.
+
+On a tree of about `--mb` MB of sessions made from the recorded fixtures (`benchlib.build_tree`):
+1. Build: a fresh index vs `load_recs` over the same files (target: at most 3x); the index's size on disk; the
+   building process's peak memory (target: under 300 MB).
+2. Update after one session grows by 1 MB (target: at most 0.2 s), vs `load_recs` of that 1 MB.
+3. A rare phrase: `find_sess` from the warm index vs `rg -l` over the tree (target: at least 10x faster), and vs the
+   scan.
+4. "Which sessions edited this path" (`find_edits`) and 5. "usage by day" (`find_usage`): from the warm index vs the
+   scan (target: at least 10x faster).
+6. With `--scale`: how the warm index's query times grow with the archive (e.g. 100 MB, 1 GB, 4 GB).
+Times are the best of `--runs`; files are in the page cache (each is read before it is timed). Ratios are printed,
+never asserted. Trees are built under bench/data/ (git-ignored) and, unless `--keep`, deleted at the end.
+
+    .venv/bin/python bench/bench_index.py [--mb 1000] [--scale 100,1000,4000] [--runs 3] [--keep]
+"""
+import argparse, json, os, resource, shutil, subprocess, sys, tempfile, time
+from pathlib import Path
+from benchlib import DATA, PHRASE, build_tree, grow, best
+
+RG_PHRASE = PHRASE.replace('"', '\\"')  # the bytes as Claude Code writes them
+EDITED = '/home/me/proj7/tools/notes.txt'  # edited by the sessions of one project in 23
+
+def rg_bin() -> str:
+    rg = shutil.which('rg')
+    if not rg: sys.exit('ripgrep not found: apt-get install ripgrep')
+    return rg
+
+def child(cfg, cache, what):
+    "Run `what` ('build' or 'import') in a fresh process; its time and peak RSS"
+    code = f'''import json, os, resource, time
+os.environ.update(CLAUDE_CONFIG_DIR={str(cfg)!r}, XDG_CACHE_HOME={str(cache)!r})
+from llmsurgery.index import ArchiveIndex
+t = time.perf_counter()
+if {what!r} == 'build': ArchiveIndex().update()
+print(json.dumps(dict(time=time.perf_counter() - t, rss=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)))'''
+    return json.loads(subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout)
+
+def timed(f, runs):
+    "Best time of `runs` calls of `f`, and its last result"
+    res, ts = None, []
+    for _ in range(runs):
+        t = time.perf_counter(); res = f(); ts.append(time.perf_counter() - t)
+    return min(ts), res
+
+def mb(n): return f'{n/1e6:,.0f} MB'
+
+def setup(size, runs):
+    "A tree of about `size` MB and a built index of it, in a fresh cache; what building took"
+    from llmsurgery.sess import transcripts
+    cfg = build_tree(size, DATA/f'index-tree-{size}')
+    cache = Path(tempfile.mkdtemp(dir=DATA, prefix='cache-'))
+    os.environ.update(CLAUDE_CONFIG_DIR=str(cfg), XDG_CACHE_HOME=str(cache))
+    files = [p for _, _, p in transcripts(warmups=True)]
+    for p in files: p.read_bytes()  # into the page cache
+    built = child(cfg, cache, 'build')
+    return cfg, cache, files, built
+
+def queries(ix, runs):
+    "The three questions from the warm index: their best times and answers"
+    from llmsurgery.search import find_sess
+    from llmsurgery.forensics import find_edits, find_usage
+    return dict(phrase=timed(lambda: find_sess(PHRASE, index=ix), runs), edits=timed(lambda: find_edits(EDITED, index=ix), runs),
+                usage=timed(lambda: find_usage('day', index=ix), runs))
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--mb', type=int, default=1000)
+    ap.add_argument('--scale', default='', help='tree sizes in MB for query times, e.g. 100,1000,4000')
+    ap.add_argument('--runs', type=int, default=3)
+    ap.add_argument('--keep', action='store_true', help='keep the trees and indexes')
+    a = ap.parse_args()
+    rg = rg_bin()
+    DATA.mkdir(exist_ok=True)
+    print(f'free disk: {shutil.disk_usage(DATA).free/1e9:,.0f} GB; ripgrep {subprocess.run([rg, "--version"], capture_output=True, text=True).stdout.split()[1]}')
+    from llmsurgery.core import load_recs
+    from llmsurgery.search import find_sess
+    from llmsurgery.forensics import find_edits, find_usage
+    from llmsurgery.index import ArchiveIndex
+    cfg, cache, files, built = setup(a.mb, a.runs)
+    size = sum(p.stat().st_size for p in files)
+    t_load, _ = timed(lambda: [len(load_recs(p)) for p in files], max(1, a.runs - 1))
+    base_rss = child(cfg, cache, 'import')['rss']
+    ix = ArchiveIndex()
+    st = ix.stats()
+    print(f'\nA tree of {len(files)} transcripts ({st.sessions} sessions), {mb(size)}; {st.records:,} records, '
+          f'{st.calls:,} tool calls, {st.messages:,} API messages')
+    print(f'1. build      {built["time"]:7.2f} s   load_recs over the same files {t_load:.2f} s: '
+          f'{built["time"]/t_load:.2f}x (target <= 3x)')
+    print(f'   index size {mb(st.bytes)} = {st.bytes/size:.2f}x the transcripts; peak memory building '
+          f'{mb(built["rss"])} (target < 300 MB; a process that only imports llmsurgery.index: {mb(base_rss)})')
+
+    # 2. one session grows by 1 MB
+    p = sorted(files, key=lambda p: p.stat().st_size)[len(files)//2]
+    before = p.stat().st_size
+    grow(p, 1.0, where='/home/me/proj3/', day='2026-12-01')
+    added = Path(tempfile.mktemp(dir=DATA, suffix='.jsonl'))
+    with open(p, 'rb') as f: f.seek(before); added.write_bytes(f.read())
+    t0 = time.perf_counter(); done = ix.update(); t_up = time.perf_counter() - t0
+    t_one, _ = timed(lambda: load_recs(added), a.runs)
+    added.unlink()
+    print(f'2. update     {t_up:7.3f} s   after one session grew by {mb(done.bytes)} (target <= 0.2 s); '
+          f'load_recs of those bytes {t_one:.3f} s: {t_up/t_one:.2f}x')
+
+    # 3-5. questions: warm index vs the scan, and ripgrep
+    q = queries(ix, a.runs)
+    t_rg, out = timed(lambda: subprocess.run([rg, '-l', '-F', RG_PHRASE, str(cfg/'projects')], capture_output=True), a.runs)
+    t_scan, scan = timed(lambda: find_sess(PHRASE), 1)
+    assert q['phrase'][1].rows() == scan.rows()
+    t, res = q['phrase']
+    print(f'3. rare phrase  index {t*1000:7.1f} ms, {len(res)} session(s); rg -l {t_rg*1000:.1f} ms '
+          f'({len(out.stdout.splitlines())} file(s)): {t_rg/t:.0f}x faster than rg (target >= 10x); '
+          f'the scan {t_scan*1000:,.0f} ms: {t_scan/t:.0f}x')
+    t_scan, scan = timed(lambda: find_edits(EDITED), 1)
+    t, res = q['edits']
+    assert [c.id for c in res] == [c.id for c in scan]
+    print(f'4. edits of a path  index {t*1000:7.1f} ms, {len(res)} call(s) in {len(set(res.attrgot("sid")))} sessions; '
+          f'the scan {t_scan:.2f} s: {t_scan/t:.0f}x faster (target >= 10x)')
+    t_scan, scan = timed(lambda: find_usage('day'), 1)
+    t, res = q['usage']
+    assert list(res) == list(scan)
+    print(f'5. usage by day  index {t*1000:7.1f} ms, {len(res)} days, {res.total.messages:,} messages; '
+          f'the scan {t_scan:.2f} s: {t_scan/t:.0f}x faster (target >= 10x)')
+    trees = [(cfg, cache)]
+
+    # 6. how query time grows
+    if a.scale:
+        print('\n6. the warm index as the archive grows (best of', a.runs, 'runs)')
+        print(f'{"tree":>8} {"files":>6} {"build s":>8} {"index":>8} {"phrase ms":>10} {"rg -l ms":>9} {"edits ms":>9} '
+              f'{"usage ms":>9}')
+        for size in map(int, a.scale.split(',')):
+            cfg, cache, files, built = (trees[0][0], trees[0][1], files, built) if size == a.mb else setup(size, a.runs)
+            if size != a.mb: trees.append((cfg, cache))
+            ix = ArchiveIndex()
+            q = queries(ix, a.runs)
+            t_rg, _ = timed(lambda: subprocess.run([rg, '-l', '-F', RG_PHRASE, str(cfg/'projects')], capture_output=True),
+                            a.runs)
+            total = sum(p.stat().st_size for p in files)
+            print(f'{mb(total):>8} {len(files):>6} {built["time"]:>8.1f} {mb(ix.stats().bytes):>8} '
+                  f'{q["phrase"][0]*1000:>10.1f} {t_rg*1000:>9.1f} {q["edits"][0]*1000:>9.1f} {q["usage"][0]*1000:>9.1f}')
+    if not a.keep:
+        for cfg, cache in trees: shutil.rmtree(cfg, ignore_errors=True); shutil.rmtree(cache, ignore_errors=True)
+
+if __name__ == '__main__': main()

@@ -1,0 +1,65 @@
+"The archive index gives every cross-session question exactly the scan's answer, on a generated archive in the real format"
+import json, os, subprocess, sys
+from pathlib import Path
+import pytest
+sys.path.insert(0, str(Path(__file__).parent.parent/'bench'))
+from benchlib import PHRASE, build_tree, grow
+from llmsurgery.show import to_data
+from llmsurgery.sess import transcripts
+from llmsurgery.search import find_sess
+from llmsurgery.forensics import find_edits, find_commands, find_errors, find_usage
+from llmsurgery.index import ArchiveIndex
+
+QUESTIONS = [(find_sess, PHRASE), (find_sess, '(?i)TODO list'), (find_sess, r'notes\.txt', dict(role='tool')),
+             (find_sess, 'Paris', dict(tool='Read', project='proj1')), (find_sess, r'\d{4}', dict(limit=3)),
+             (find_sess, 'readme', dict(agents=False)), (find_sess, 'capital of', dict(since='2026-11-01')),
+             (find_edits, '/home/me/proj2/tools/notes.txt'), (find_edits, 'notes.txt'), (find_edits, 'todo.md'),
+             (find_commands, r'^ls\b'), (find_commands, 'missing'), (find_errors,), (find_errors, 'Read'),
+             (find_usage, 'day'), (find_usage, 'project'), (find_usage, 'session'), (find_usage, 'model'),
+             (find_usage, 'day', dict(utc=True, since='2026-06-01'))]
+
+@pytest.fixture(scope='module')
+def archive(tmp_path_factory):
+    "About 12 MB of sessions over 4 projects, with subagents, in a config folder; the index's cache beside it"
+    root = build_tree(12, tmp_path_factory.mktemp('tree')/'cfg', nproj=4, rare=3, sizes=(0.1, 0.3, 1, 2))
+    old = {k: os.environ.get(k) for k in ('CLAUDE_CONFIG_DIR', 'XDG_CACHE_HOME')}
+    os.environ.update(CLAUDE_CONFIG_DIR=str(root), XDG_CACHE_HOME=str(tmp_path_factory.mktemp('cache')))
+    yield root
+    for k, v in old.items():
+        if v is None: os.environ.pop(k, None)
+        else: os.environ[k] = v
+
+def ask(ix, f, *args):
+    kw = args[-1] if args and isinstance(args[-1], dict) else {}
+    args = args[:-1] if kw else args
+    return to_data(f(*args, index=ix, **kw)), to_data(f(*args, **kw))
+
+def test_same_answers(archive):
+    ix = ArchiveIndex()
+    done = ix.update()
+    assert done.bytes == sum(p.stat().st_size for _, _, p in transcripts(warmups=True))
+    for f, *args in QUESTIONS:
+        got, want = ask(ix, f, *args)
+        assert got == want, (f.__name__, args)
+    assert len(find_sess(PHRASE, index=ix)) == 1
+
+def test_growth_reads_only_new_bytes(archive):
+    ix = ArchiveIndex()
+    ix.update()
+    s = max((p for p in archive.glob('projects/*/*.jsonl')), key=lambda p: p.stat().st_size)
+    before = s.stat().st_size
+    grow(s, 0.5, where='/home/me/proj9/', day='2026-12-01', rare_at=0.5)
+    done = ix.update()
+    assert (done.indexed, done.bytes) == (1, s.stat().st_size - before)
+    assert sum(m.nhits for m in find_sess(PHRASE, index=ix)) == 2
+    for f, *args in QUESTIONS:
+        got, want = ask(ix, f, *args)
+        assert got == want, (f.__name__, args)
+
+def test_two_updaters_read_each_byte_once(archive, tmp_path):
+    code = 'import json; from llmsurgery.index import ArchiveIndex; print(json.dumps(dict(ArchiveIndex().update())))'
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    procs = [subprocess.Popen([sys.executable, '-c', code], env=env, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [json.loads(p.communicate(timeout=300)[0]) for p in procs]
+    assert sum(o['bytes'] for o in outs) == sum(p.stat().st_size for _, _, p in transcripts(warmups=True))
+    assert sorted(o['indexed'] for o in outs)[0] == 0
