@@ -33,7 +33,7 @@ def child(cfg, cache, what):
 os.environ.update(CLAUDE_CONFIG_DIR={str(cfg)!r}, XDG_CACHE_HOME={str(cache)!r})
 from llmsurgery.index import ArchiveIndex
 t = time.perf_counter()
-if {what!r} == 'build': ArchiveIndex().update()
+if {what!r} == 'build': ArchiveIndex().update(price=True)  # as `llmsurgery index` builds it
 print(json.dumps(dict(time=time.perf_counter() - t, rss=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)))'''
     return json.loads(subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout)
 
@@ -79,9 +79,9 @@ def main():
     from llmsurgery.forensics import find_edits, find_usage
     from llmsurgery.index import ArchiveIndex
     cfg, cache, files, built = setup(a.mb, a.runs)
+    base_rss = child(cfg, cache, 'import')['rss']  # before this process grows: a child starts with its parent's peak
     size = sum(p.stat().st_size for p in files)
     t_load, _ = timed(lambda: [len(load_recs(p)) for p in files], max(1, a.runs - 1))
-    base_rss = child(cfg, cache, 'import')['rss']
     ix = ArchiveIndex()
     st = ix.stats()
     print(f'\nA tree of {len(files)} transcripts ({st.sessions} sessions), {mb(size)}; {st.records:,} records, '

@@ -58,7 +58,7 @@ INDEX_VERSION = 1
 SCHEMA = '''
 CREATE TABLE meta(key TEXT PRIMARY KEY, value);
 CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, project TEXT, sid TEXT, agent TEXT, parent TEXT,
-  warmup INTEGER DEFAULT 0, seq INTEGER, seq0 INTEGER, mtime REAL, active REAL,
+  warmup INTEGER DEFAULT 0, seq INTEGER, mtime REAL, active REAL,
   size INTEGER, mtime_ns INTEGER, ino INTEGER, head_len INTEGER, head_hash BLOB, tail_hash BLOB,
   offset INTEGER DEFAULT 0,
   nlines INTEGER DEFAULT 0, cwd TEXT, version TEXT, branch TEXT, custom_title TEXT, ai_title TEXT,
@@ -76,11 +76,13 @@ CREATE INDEX calls_name ON calls(name);
 CREATE TABLE msgs(id INTEGER PRIMARY KEY, file INTEGER NOT NULL, line INTEGER, off INTEGER, len INTEGER,
   key TEXT, ts TEXT, model TEXT, env BLOB);
 CREATE INDEX msgs_file ON msgs(file, line);
-CREATE TABLE usage(id INTEGER PRIMARY KEY, file INTEGER NOT NULL, n INTEGER, key TEXT, ts TEXT, sess TEXT, model TEXT,
+CREATE TABLE usage(id INTEGER PRIMARY KEY, file INTEGER NOT NULL, n INTEGER, key TEXT, ts TEXT, minute TEXT,
+  sess TEXT, model TEXT,
   input INTEGER, output INTEGER, cache_write INTEGER, cache_read INTEGER, cost REAL, priced INTEGER DEFAULT 0,
   usage BLOB);
 CREATE INDEX usage_file ON usage(file, n);
 CREATE INDEX usage_key ON usage(key);
+CREATE INDEX usage_unpriced ON usage(id) WHERE NOT priced;
 CREATE VIEW sessions AS SELECT s.sid, s.project, s.path, s.cwd, coalesce(s.custom_title, s.ai_title) AS title,
   s.version, s.branch, min(f.first_ts) AS first_ts, max(f.last_ts) AS last_ts, sum(f.records) AS records,
   sum(f.prompts) AS prompts, sum(f.messages) AS messages, sum(f.calls) AS calls, sum(f.errors) AS errors,
@@ -244,20 +246,19 @@ def _loop(self:ArchiveIndex) -> list:
 @patch
 def _place(self:ArchiveIndex, loop):
     "Record the files of archive loop `loop`: new ones, their session and order; drop those that left"
-    con = self.con
-    with config_dir(self.cfg): seq0 = {str(s.path): i for i, s in enumerate(sess_tree(agents=False))}
-    old, now = dict(con.execute('SELECT path, id FROM files')), {str(p) for _, _, p in loop}
+    con, now = self.con, {str(p) for _, _, p in loop}
+    old = {r[-1]: r for r in con.execute('SELECT project, sid, agent, parent, warmup, seq, mtime, active, id, path '
+                                         'FROM files')}
     con.execute('BEGIN')
-    for p in set(old) - now: self._wipe(old[p], drop=True)
+    for p in set(old) - now: self._wipe(old[p][-2], drop=True)
     for i, (s, aid, p) in enumerate(loop):
-        row = (s.project, s.sid, aid, str(s.path), int(aid in s.warmups), i, seq0.get(str(s.path)),
-               _mtime(p), s.active, str(p))
-        if str(p) in old: con.execute('UPDATE files SET project=?, sid=?, agent=?, parent=?, warmup=?, seq=?, seq0=?, '
-                                      'mtime=?, active=? WHERE path=?', row)
-        else: con.execute('INSERT INTO files(project, sid, agent, parent, warmup, seq, seq0, mtime, active, path) '
-                          'VALUES (?,?,?,?,?,?,?,?,?,?)', row)
+        row = (s.project, s.sid, aid, str(s.path), int(aid in s.warmups), i, _mtime(p), s.active)
+        if str(p) not in old: con.execute('INSERT INTO files(project, sid, agent, parent, warmup, seq, mtime, active, '
+                                          'path) VALUES (?,?,?,?,?,?,?,?,?)', (*row, str(p)))
+        elif old[str(p)][:-2] != row: con.execute('UPDATE files SET project=?, sid=?, agent=?, parent=?, warmup=?, '
+                                                  'seq=?, mtime=?, active=? WHERE path=?', (*row, str(p)))
     con.execute('COMMIT')
-    return dict(con.execute('SELECT path, id FROM files'))
+    return dict(con.execute('SELECT path, id FROM files ORDER BY seq'))
 
 @patch
 def _wipe(self:ArchiveIndex, fid, drop=False):
@@ -317,8 +318,9 @@ def _ints(con, sql, args=()): return con.execute(sql, args).fetchone()[0] or 0
 def _str(v): return v if isinstance(v, str) and v else None
 
 def _key(r):
+    "`msg_key(r)` as a string: one message, one string"
     k = msg_key(r)
-    return '\t'.join(map(str, k)) if isinstance(k, tuple) else k
+    return '\t'.join(map(str, k)) if isinstance(k, tuple) else k if isinstance(k, str) else '\0' + repr(k)
 
 
 def _insert(con, sql, rows):
@@ -393,6 +395,12 @@ def _index_lines(self:ArchiveIndex, f, fid, start, end) -> int:
     return pos
 
 # %% ../nbs/14_archive.ipynb #8c4d35c4
+_CC_TIME = re.compile(r'[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z')
+
+def _minute(ts):
+    "The minute of timestamp `ts` as Claude Code writes one (UTC, to the millisecond), else `ts` itself"
+    return ts[:16] if ts and _CC_TIME.fullmatch(ts) else ts
+
 @patch
 def _count_usage(self:ArchiveIndex, fid):
     "Recount the API messages of file `fid` from its assistant records, as `usage_msgs` counts them"
@@ -404,12 +412,13 @@ def _count_usage(self:ArchiveIndex, fid):
     rows = []
     for n, (r, model, u) in enumerate(usage_msgs(recs)):
         key, ub, ts = _key(r), orjson.dumps(u), r.get('timestamp')
-        rows.append((fid, n, key, ts if isinstance(ts, str) else None, msg_sess(r, sid), model,
+        ts = ts if isinstance(ts, str) else None
+        rows.append((fid, n, key, ts, _minute(ts), msg_sess(r, sid), model,
                      *(u.get(k) or 0 for k in USAGE_TOKENS.values()), *old.get((key, ub), (None, 0)), ub))
     con.execute('BEGIN')
     con.execute('DELETE FROM usage WHERE file=?', (fid,))
-    _insert(con, 'INSERT INTO usage(file, n, key, ts, sess, model, input, output, cache_write, cache_read, cost, '
-                 'priced, usage) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)', rows)
+    _insert(con, 'INSERT INTO usage(file, n, key, ts, minute, sess, model, input, output, cache_write, cache_read, '
+                 'cost, priced, usage) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)', rows)
     con.execute('UPDATE files SET messages=? WHERE id=?', (len(rows), fid))
     con.execute('COMMIT')
 
@@ -418,15 +427,39 @@ def price(self:ArchiveIndex,
           fids=None, # only the messages of these files (default: all)
          ) -> int:
     "Price the API messages not priced yet, with `msg_cost` (writes only the index); how many it priced"
-    con, q = self.con, 'SELECT id, model, usage FROM usage WHERE NOT priced'
-    todo = [row for fid in (fids if fids is not None else [None]) for row in
-            con.execute(q + (' AND file=?' if fid is not None else ''), () if fid is None else (fid,))]
+    con, fids = self.con, None if fids is None else set(fids)
+    todo = [(i, m, u) for i, f, m, u in con.execute('SELECT id, file, model, usage FROM usage WHERE NOT priced')
+            if fids is None or f in fids]
     if todo:
         costs = [(msg_cost(m, orjson.loads(u)), i) for i, m, u in todo]
         con.execute('BEGIN')
         con.executemany('UPDATE usage SET cost=?, priced=1 WHERE id=?', costs)
         con.execute('COMMIT')
     return len(todo)
+
+# %% ../nbs/14_archive.ipynb #8bbed4ac
+def _flat_agent(p): return Path(p).name.startswith('agent-') and Path(p).parent.name != 'subagents'
+
+@patch
+def _grown(self:ArchiveIndex, walk, last) -> dict | None:
+    "The transcripts to read when only known ones grew since walk `last` (the order brought up to date), else None"
+    if walk.keys() != last.keys(): return None
+    con, changed = self.con, [p for p in walk if walk[p] != last[p]]
+    files = {r[0]: r for r in con.execute('SELECT path, id, parent, agent, warmup, seq, mtime, active FROM files')}
+    flat = {str(Path(p).parent) for p in walk if _flat_agent(p)}
+    if any(p not in files or not walk[p][0] or str(Path(files[p][2]).parent) in flat for p in changed): return None
+    mtime = {p: r[6] for p, r in files.items()} | {p: _mtime(p) for p in changed}
+    active = {}
+    for p, fid, parent, aid, warm, *_ in files.values():
+        if not warm: active[parent] = max(active.get(parent, 0.0), mtime[p])
+    if len(set(active.values())) < len(active): return None
+    order = sorted(files.values(), key=lambda r: (-active[r[2]], r[5]))
+    con.execute('BEGIN')
+    con.executemany('UPDATE files SET seq=?, mtime=?, active=? WHERE id=?',
+                    [(i, mtime[r[0]], active[r[2]], r[1]) for i, r in enumerate(order)
+                     if (i, mtime[r[0]], active[r[2]]) != r[5:8]])
+    con.execute('COMMIT')
+    return {r[0]: r[1] for r in order if r[0] in changed}
 
 # %% ../nbs/14_archive.ipynb #9b773512
 @patch
@@ -437,17 +470,18 @@ def update(self:ArchiveIndex,
     "Bring the index up to date: read what every transcript gained since the last update (writes only the index)"
     t0, res = time.perf_counter(), AttrDict(files=0, indexed=0, bytes=0)
     with self.lock():
-        walk = self.walk()
-        if orjson.loads(self.con.execute("SELECT value FROM meta WHERE key='walk'").fetchone()[0]) != walk:
-            loop = self._loop()
-            ids = self._place(loop)
-            for k, (_, _, p) in enumerate(loop):
-                if progress: progress(k, len(loop))
-                n = self._index_file(ids[str(p)], p)
+        walk, last = self.walk(), orjson.loads(self.con.execute("SELECT value FROM meta WHERE key='walk'").fetchone()[0])
+        if walk != last:
+            if (ids := self._grown(walk, last)) is None: ids = self._place(self._loop())
+            known = {p: [*st] for p, *st in self.con.execute('SELECT path, size, mtime_ns, ino FROM files')}
+            for k, (p, fid) in enumerate(ids.items()):
+                if progress: progress(k, len(ids))
+                if walk.get(p) == known.get(p): continue  # as it was when last read
+                n = self._index_file(fid, p)
                 res.indexed, res.bytes = res.indexed + bool(n), res.bytes + n
-            res.files = len(loop)
+            res.files = len(ids)
             self.con.execute("UPDATE meta SET value=? WHERE key='walk'", (orjson.dumps(walk),))
-            if progress: progress(len(loop), len(loop))
+            if progress: progress(len(ids), len(ids))
         if price: res.priced = self.price()
     res.seconds = round(time.perf_counter() - t0, 3)
     return res
@@ -506,13 +540,15 @@ def files(self:ArchiveIndex,
           warmups:bool=False, # older CLIs' Warmup agent files too
          ) -> list:
     "`(sess, agent id, path, file id)` for each transcript, in the order of `transcripts(project, since, agents)`"
-    rows = self.con.execute('SELECT id, path, project, agent, parent, warmup, seq, seq0, mtime, active FROM files '
-                            'ORDER BY ' + ('seq' if agents else 'seq0')).fetchall()
+    rows = self.con.execute('SELECT id, path, project, agent, parent, warmup, mtime, active FROM files ORDER BY seq')
     if project is not None:
         with config_dir(self.cfg): names = {d.name for d in proj_dirs(project)}
         rows = [r for r in rows if r[2] in names]
+    if not agents:  # sessions alone, ordered by their own last write: as `sess_tree(agents=False)` orders them
+        with config_dir(self.cfg): order = {str(s.path): i for i, s in enumerate(sess_tree(project, agents=False))}
+        rows = sorted((r for r in rows if r[3] is None), key=lambda r: order.get(r[1], len(order)))
     out, sess = [], {}
-    for fid, path, proj, aid, parent, warm, seq, seq0, mtime, active in rows:
+    for fid, path, proj, aid, parent, warm, mtime, active in rows:
         if aid is not None and not agents: continue
         if (s := sess.get(parent)) is None:
             s = sess[parent] = Sess(Path(parent))
@@ -608,9 +644,6 @@ def calls(self:ArchiveIndex,
         yield s, aid, L(c for c in join_calls(read_recs(p, sorted(locs)), aid) if c.id in ids)
 
 # %% ../nbs/14_archive.ipynb #12ca72de
-_D = '[0-9]'
-_MINUTE = f"CASE WHEN ts GLOB '{_D*4}-{_D*2}-{_D*2}T{_D*2}:{_D*2}:{_D*2}.{_D*3}Z' THEN substr(ts, 1, 16) ELSE ts END"
-
 @patch
 def usage_parts(self:ArchiveIndex,
                 project=None, # only projects whose folder name holds this, or the project of this directory
@@ -629,9 +662,11 @@ def usage_parts(self:ArchiveIndex,
     if since or until:
         con.create_function('in_window', 3, in_window, deterministic=True)
         win, args = 'AND in_window(ts, ?, ?)', (ts_bound(since), ts_bound(until))
-    rows = con.execute(f'''SELECT min(ts), project, sess, model, warm, count(*), sum(input), sum(output),
-        sum(cache_write), sum(cache_read), sum(cost) FROM (SELECT u.*, s.project, s.warm,
-          row_number() OVER (PARTITION BY u.key ORDER BY s.seq, u.n) AS nth FROM usage u JOIN sel s USING (file))
-        WHERE nth = 1 {win} GROUP BY {_MINUTE}, project, sess, model, warm''', args)
+    rows = con.execute(f'''WITH dup AS (SELECT key FROM usage GROUP BY key HAVING count(*) > 1),
+      first AS (SELECT id FROM (SELECT u.id, row_number() OVER (PARTITION BY u.key ORDER BY s.seq, u.n) AS nth
+                                FROM dup JOIN usage u USING (key) JOIN sel s USING (file)) WHERE nth = 1)
+      SELECT minute, s.project, sess, model, s.warm, count(*), sum(input), sum(output), sum(cache_write),
+        sum(cache_read), sum(cost) FROM usage u NOT INDEXED JOIN sel s USING (file)
+      WHERE (u.key NOT IN dup OR u.id IN first) {win} GROUP BY minute, s.project, sess, model, s.warm''', args)
     for ts, proj, sess, model, warm, n, *toks, cost in rows:
         yield (ts, proj, sess, model, bool(warm)), model, n, dict(zip(USAGE_TOKENS.values(), toks)), cost

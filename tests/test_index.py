@@ -50,7 +50,7 @@ def test_growth_reads_only_new_bytes(archive):
     before = s.stat().st_size
     grow(s, 0.5, where='/home/me/proj9/', day='2026-12-01', rare_at=0.5)
     done = ix.update()
-    assert (done.indexed, done.bytes) == (1, s.stat().st_size - before)
+    assert (done.files, done.indexed, done.bytes) == (1, 1, s.stat().st_size - before)  # only it was looked at
     assert sum(m.nhits for m in find_sess(PHRASE, index=ix)) == 2
     for f, *args in QUESTIONS:
         got, want = ask(ix, f, *args)
