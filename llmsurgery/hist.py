@@ -213,7 +213,8 @@ def _text_parts(m, text:str) -> list:
     if pos < len(text): out.append(Text(text[pos:]))
     return out
 
-def prompt_parts(m) -> list:
+def prompt_parts(m, # a prompt message of a dialog
+                ) -> list:
     "The parts of prompt message `m`: its text, and its attachments where they are referenced"
     return _text_parts(m, m.content)
 
@@ -281,7 +282,8 @@ def context_parts(m, # a note, code or raw message
     "What a message that is not a prompt adds to the next user message: aidialog's XML of it, attachments as media"
     return _text_parts(m, msg2xml(m, incl_out=True, trunc_out=False, ids=False))
 
-def dlg_turns(dlg) -> list:
+def dlg_turns(dlg, # an aidialog `Dialog`
+             ) -> list:
     "`(parts, prompt)` for each exchange of `dlg`: the user's parts, and the prompt holding the reply (or None)"
     out, parts, last = [], [], None
     for m in dlg.messages:
@@ -295,12 +297,14 @@ def dlg_turns(dlg) -> list:
     if parts or last: out.append((parts, last))
     return out
 
-def dlg2hist(dlg) -> list:
+def dlg2hist(dlg, # an aidialog `Dialog`
+            ) -> list:
     "`dlg` as alternating history: the user's parts, then the reply's text, per exchange (tagged raw messages skipped)"
     return [o for parts, m in dlg_turns(dlg) for o in (parts, m.ai_res if m else '')]
 
 # %% ../nbs/12a_hist.ipynb #ef8e4667
-def reply_msgs(m) -> list:
+def reply_msgs(m, # a prompt message of a dialog, with its reply
+              ) -> list:
     "The assistant and tool messages of prompt `m`'s reply"
     try: msgs = fmt2hist(m.ai_res, m.meta.get('calls'))
     except FmtError as e:
@@ -313,7 +317,8 @@ def reply_msgs(m) -> list:
             if p.id in res and tool_text(ps := _items_parts(m, res[p.id])) == p.text: t.content[i] = p.replace(text=ps)
     return msgs
 
-def dlg2chat(dlg) -> list:
+def dlg2chat(dlg, # an aidialog `Dialog`
+            ) -> list:
     "The canonical messages of `dlg`, each reply's tool calls as `ToolUse` and `ToolResult` parts"
     out = []
     for parts, m in dlg_turns(dlg):

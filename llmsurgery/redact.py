@@ -84,10 +84,11 @@ _FILLER = re.compile(r'(?i)\[REDACTED|\.\.\.|…|x{4,}|\*{3,}|(.)\1{5,}|your[_-]
 
 def is_filler(v:str, # a candidate secret
              ) -> bool:
-    "Does `v` only stand in for a secret: `sk-...`, `<your-key>`, `${TOKEN}`, `xxxx`, `AKIA...EXAMPLE`, `[REDACTED:…]`?"
+    "Is `v` only stand in for a secret: `sk-...`, `<your-key>`, `${TOKEN}`, `xxxx`, `AKIA...EXAMPLE`, `[REDACTED:…]`?"
     return bool(_FILLER.search(v))
 
-def entropy(s:str) -> float:
+def entropy(s:str, # any text
+           ) -> float:
     "Shannon entropy of `s`, in bits per character"
     n = len(s)
     return -sum(c/n * math.log2(c/n) for c in Counter(s).values()) if n else 0.0
@@ -124,7 +125,8 @@ def random_looking(v:str, # a value
     "Does `v` look like a generated secret rather than a word, path, number or piece of code?"
     if len(v) < 8 or v.isdigit() or '://' in v or v[0] in '/~.' or _CODE.search(v) or any(c in v for c in '()[]{}<>$'):
         return False
-    classes = sum(any(f(c) for c in v) for f in (str.islower, str.isupper, str.isdigit)) + any(not c.isalnum() for c in v)
+    classes = sum(any(f(c) for c in v) for f in (str.islower, str.isupper, str.isdigit))
+    classes += any(not c.isalnum() for c in v)
     return classes >= 2 and entropy(v) >= (3.0 if len(v) < 20 else 3.5)
 
 _VAL = r'''(?P<q>["'`]?)(?P<v>[^\s"'`;,]{4,})'''
@@ -210,9 +212,6 @@ RULES = [
 ]
 
 # %% ../nbs/13_redact.ipynb #e9deadae
-# ---------------------------------------------------------------- finding
-import re2, bisect
-
 def _loose(a):
     "Anchor `a` as RE2 takes it: no lookaround, repetitions cut to at most 16 (a looser regex: it finds a superset)"
     a = a.replace(r'(?!\w)', '')
@@ -240,7 +239,8 @@ def find_secrets(s:str, # any text
     hits, ascii_ = [], len(b) == len(s)
     for ((lo, hi), _), r in todo.items():
         off = lo if ascii_ else len(b[:lo].decode('utf-8', 'surrogatepass'))
-        hits += [(off+i, off+j, RULES.index(r), r.kind, v) for i, j, v in r.finditer(b[lo:hi].decode('utf-8', 'surrogatepass'))]
+        found = r.finditer(b[lo:hi].decode('utf-8', 'surrogatepass'))
+        hits += [(off+i, off+j, RULES.index(r), r.kind, v) for i, j, v in found]
     return _no_overlap(hits)
 
 def _no_overlap(hits):
@@ -250,7 +250,6 @@ def _no_overlap(hits):
     return out
 
 # %% ../nbs/13_redact.ipynb #358876ce
-# ---------------------------------------------------------------- the key and placeholders
 def redact_key(key=None, # bytes or text; default: `$LLMSURGERY_REDACT_KEY`, else this machine's key file
               ) -> bytes:
     "The key placeholders are hashed with: `key`, `$LLMSURGERY_REDACT_KEY`, or a random key kept in llmsurgery's config"
@@ -268,12 +267,14 @@ def key_path() -> Path:
     "Where this machine's redaction key lives: `$XDG_CONFIG_HOME/llmsurgery/redact.key` (default `~/.config/...`)"
     return Path(os.environ.get('XDG_CONFIG_HOME') or Path.home()/'.config')/'llmsurgery'/'redact.key'
 
-def placeholder(kind:str, value:str, key:bytes) -> str:
+def placeholder(kind:str, # the secret's kind, e.g. `github_token`
+                value:str, # the secret
+                key:bytes, # the redaction key (`redact_key()`)
+               ) -> str:
     "`[REDACTED:kind:hash]`: the hash keyed, so nobody without `key` can confirm a guess of `value`"
     return f'[REDACTED:{kind}:{hmac.new(key, value.encode(), hashlib.sha256).hexdigest()[:8]}]'
 
 # %% ../nbs/13_redact.ipynb #fd8c470f
-# ---------------------------------------------------------------- the redactor
 _SKIP = {'signature', 'base64'}
 
 def _skip_data(d): return 'media_type' in d or d.get('type') in ('base64', 'redacted_thinking')
@@ -288,7 +289,7 @@ def _variants(v):
 def _sha(o): return hashlib.sha256(orjson.dumps(o, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 class Redactor:
-    "Finds secrets and puts keyed placeholders in their place, the same one for the same secret in every record and file"
+    "Finds secrets and puts keyed placeholders in their place: the same one for a secret in every record and file"
     def __init__(self,
                  key=None # see `redact_key`
                 ):
@@ -347,7 +348,10 @@ class Redactor:
 
 # %% ../nbs/13_redact.ipynb #079b9097
 @patch
-def data(self:Redactor, o, where:dict, path:str=''):
+def data(self:Redactor, o, # a JSON-like value: dict, list, str, number
+         where:dict, # what findings record: `file`, `uuid`
+         path:str='', # where `o` sits in its record, e.g. `message.content[0]`
+        ):
     "Copy of JSON-like `o` with its secrets replaced; a thinking block holding one is left out of its list"
     if isinstance(o, str): return self.text(o, {**where, 'path': path})
     if isinstance(o, dict):
@@ -359,7 +363,8 @@ def data(self:Redactor, o, where:dict, path:str=''):
             p = f'{path}[{i}]'
             if isinstance(v, dict) and v.get('type') == 'thinking' and isinstance(t := v.get('thinking'), str) \
                and (hits := self.find(t)):
-                self.findings += [{**where, 'path': p + '.thinking', 'kind': k, 'placeholder': '(thinking block removed)'}
+                gone = '(thinking block removed)'
+                self.findings += [{**where, 'path': p + '.thinking', 'kind': k, 'placeholder': gone}
                                   for _, _, k, _ in hits]
                 continue
             out.append(self.data(v, where, p))
@@ -367,7 +372,9 @@ def data(self:Redactor, o, where:dict, path:str=''):
     return o
 
 @patch
-def rec(self:Redactor, r:dict, file:str='') -> dict | None:
+def rec(self:Redactor, r:dict, # a transcript record
+        file:str='', # the file it came from, for the findings
+       ) -> dict | None:
     "A redacted copy of record `r` (None when it held only a thinking block with a secret: dropped, children relinked)"
     where = {'file': file, 'uuid': r.get('uuid') if isinstance(r.get('uuid'), str) else None}
     new = self.data(r, where)
@@ -392,7 +399,8 @@ def rec(self:Redactor, r:dict, file:str='') -> dict | None:
     return new
 
 @patch
-def relink(self:Redactor, r:dict) -> dict:
+def relink(self:Redactor, r:dict, # a record, possibly naming a dropped one
+          ) -> dict:
     "`r` with its links to dropped records (`parentUuid`, `leafUuid`, ...) moved up to their nearest kept ancestor"
     if not self.dropped: return r
     def up(u):
@@ -412,7 +420,6 @@ def refs(self:Redactor) -> set:
     return set(self.dropped) | set(self.hashes) | {r for r in self.reqs if isinstance(r, str)}
 
 # %% ../nbs/13_redact.ipynb #b8fb03bc
-# ---------------------------------------------------------------- report
 class RedactReport(Rows):
     "Where secrets were found: file, record uuid, field path, kind and placeholder (never the secret itself)"
     def rows(self): return [dict(file=f['file'], uuid=(f['uuid'] or '')[:8], path=f['path'], kind=f['kind'],
@@ -422,7 +429,8 @@ class RedactReport(Rows):
         "How many secrets of each kind were found"
         return dict(Counter(f['kind'] for f in self).most_common())
     def foot(self):
-        return f"{len(self)} secrets: " + ', '.join(f'{k} {n}' for k, n in self.counts.items()) if self else 'no secrets found'
+        if not self: return 'no secrets found'
+        return f"{len(self)} secrets: " + ', '.join(f'{k} {n}' for k, n in self.counts.items())
     def to_data(self): return list(self)
 
 class Redacted:
@@ -442,7 +450,6 @@ def redact_recs(recs, # a session's records, in file order
     return Redacted(RedactReport(red.findings), recs=L(red.relink(r) for r in out))
 
 # %% ../nbs/13_redact.ipynb #2711fd1e
-# ---------------------------------------------------------------- files
 def _hit_lines(buf:bytes, rx, starts) -> set:
     "Indices of the lines (starting at offsets `starts`) of `buf` where `rx` matches"
     return {bisect.bisect_right(starts, m.start()) - 1 for m in rx.finditer(buf)} if rx is not None else set()
@@ -459,14 +466,17 @@ def _parse(line):
     return d if type(d) is dict else None
 
 @patch
-def learn_jsonl(self:Redactor, buf:bytes):
+def learn_jsonl(self:Redactor, buf:bytes, # a JSONL transcript's bytes
+               ):
     "Know the secrets of the JSONL transcript `buf`, parsing only the lines a rule's anchor is in"
     lines, starts = _split(buf)
     for i in sorted(_hit_lines(buf, _RAW_ANCHORS, starts)):
         if (d := _parse(lines[i])) is not None: self.learn(d)
 
 @patch
-def jsonl(self:Redactor, buf:bytes, file:str='') -> bytes:
+def jsonl(self:Redactor, buf:bytes, # a JSONL transcript's bytes
+          file:str='', # its path, for the findings
+         ) -> bytes:
     "The JSONL transcript `buf` redacted: lines holding no secret and naming nothing changed are kept byte for byte"
     lines, starts = _split(buf)
     hit = _hit_lines(buf, _RAW_ANCHORS, starts)
@@ -484,8 +494,8 @@ def jsonl(self:Redactor, buf:bytes, file:str='') -> bytes:
     return b'\n'.join(out)
 
 # %% ../nbs/13_redact.ipynb #24802d3c
-# ---------------------------------------------------------------- sessions
-def sess_files(s) -> L:
+def sess_files(s, # a session: id, prefix, title, path or `Sess`
+              ) -> L:
     "Every file of session `s`: `(path, role)`, role `session`, `agent`, `side` (kept beside it) or `history`"
     s = open_sess(s)
     out = [(s.path, 'session'), *[(p, 'agent') for p in s.agents.values()]]
