@@ -14,7 +14,7 @@ __all__ = ['ConvertError', 'rec_frags', 'merge_frags', 'recs2chat', 'chat2api', 
            'dlg2sess', 'sess2nb', 'nb2sess']
 
 # %% ../nbs/12b_convert.ipynb #c508a20d
-import re, base64, orjson
+import os, re, base64, orjson
 from pathlib import Path
 from fastcore.basics import first
 from fastcore.foundation import L
@@ -271,6 +271,12 @@ def dlg2sess(dlg, # a dialog
     return sid
 
 # %% ../nbs/12b_convert.ipynb #ca3a5918
+def _umask() -> int:
+    "The process's umask (reading it means setting it, so it is set straight back)"
+    m = os.umask(0)
+    os.umask(m)
+    return m
+
 def sess2nb(sid:str=None, # the session, as `open_sess` takes it (default: the current one of `cwd`)
             fname=None, # the notebook to write (default: `<session id>.ipynb` in the current directory)
             cwd=None, # the project directory for `.` and for ids
@@ -282,6 +288,7 @@ def sess2nb(sid:str=None, # the session, as `open_sess` takes it (default: the c
     with no_gc(): dlg = recs2dlg(_recs(s, redact), s.sid, mx)
     fname = Path(fname or f'{s.sid}.ipynb')
     write_ipynb(dlg, fname)
+    os.chmod(fname, 0o666 & ~_umask())  # the temporary file it was renamed from was private
     return fname
 
 def nb2sess(fname, # a dialog notebook

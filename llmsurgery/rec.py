@@ -13,7 +13,8 @@ Docs: https://llmsurgery.github.io/llmsurgery/rec.html.md"""
 # %% auto #0
 __all__ = ['CHAIN_TYPES', 'msg_of', 'msg_content', 'rec_blocks', 'tool_uses', 'tool_results', 'tool_use_ids', 'tool_result_ids',
            'rec_role', 'prompt_text', 'is_chain', 'msg_id', 'msg_key', 'trunc', 'result_txt', 'block_txt', 'rec_txt',
-           'rec_json', 'copy_rec', 'parse_ts', 'ts_iso', 'fmt_ts', 'ts_bound', 'in_window', 'parse_when', 'local_day']
+           'rec_json', 'copy_rec', 'parse_ts', 'ts_iso', 'fmt_ts', 'fmt_mtime', 'ts_bound', 'in_window', 'parse_when',
+           'local_day']
 
 # %% ../nbs/02_rec.ipynb #5a0e1c04
 import json, re
@@ -197,8 +198,13 @@ def ts_iso(dt:datetime, # a time
 
 def fmt_ts(ts, # a record's `timestamp`
           ) -> str:
-    "`ts` to the second, for people: `2026-11-30 10:00:00` ('' when it is not a time string)"
-    return ts[:19].replace('T', ' ') if isinstance(ts, str) else ''
+    "`ts` to the second in the local zone, for people: `2026-11-30 10:00:00+00:00` ('' when it is not a time)"
+    return d.astimezone().isoformat(' ', 'seconds') if (d := parse_ts(ts)) else ''
+
+def fmt_mtime(t:float, # seconds since the epoch, as `stat` gives them
+             ) -> str:
+    "`t` to the minute in the local zone, for people: `2026-11-30 10:00+00:00` ('' for none)"
+    return datetime.fromtimestamp(t, timezone.utc).astimezone().isoformat(' ', 'minutes') if t else ''
 
 # %% ../nbs/02_rec.ipynb #5a0e1c2a
 def ts_bound(t, # a `datetime`, a `date`, an ISO string, or None

@@ -121,8 +121,10 @@ class Sess:
 @patch
 def to_data(self:Sess) -> dict:
     "The session as plain data: id, path, project and the listing's metadata"
+    t = self.mtime  # also as an ISO time with the local zone's offset, `modified`
     return dict(sid=self.sid, path=str(self.path) if self.path else None, project=self.project,
-                **{k: self.info[k] for k in ('cwd', 'branch', 'started', 'mtime', 'size', 'title', 'prompt')})
+                **{k: self.info[k] for k in ('cwd', 'branch', 'started', 'mtime', 'size', 'title', 'prompt')},
+                modified=datetime.fromtimestamp(t, timezone.utc).astimezone().isoformat() if t else None)
 
 # %% ../nbs/04_sess.ipynb #5c0e1c14
 def agent_id(path, # a subagent transcript
@@ -309,11 +311,9 @@ class SessList(Rows):
         items = list(items)
         if all(isinstance(o, Sess) for o in items): return type(self)(items, *args, cols=self.cols, title=self.title, **kwargs)
         return L(items, *args, **kwargs)
-    def rows(self): return [dict(modified=_fmt_mtime(s.mtime), size=s.size, sid=s.sid, project=s.project,
+    def rows(self): return [dict(modified=fmt_mtime(s.mtime), size=s.size, sid=s.sid, project=s.project,
                                  label=s.label) for s in self]
     def to_data(self): return [s.to_data() for s in self]
-
-def _fmt_mtime(t): return time.strftime('%Y-%m-%d %H:%M', time.localtime(t)) if t else ''
 
 def ls_sess(cwd=None, # a project directory: only its sessions (default: every project's)
            ) -> SessList:

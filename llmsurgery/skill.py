@@ -39,7 +39,7 @@ _RECIPES = [
     ('List sessions, newest first (all projects)', 'ls --json'),
     ('What the user typed in this session (not tool results or injected text)', 'prompts . --json'),
     ("The assistant's replies, one per API message", 'replies . --json'),
-    ('Every tool call with its result, subagents included', 'tools . --agents --json'),
+    ('Every tool call with its result, subagents included', 'tools . --json'),
     ('Tool calls counted by tool, with failures', 'tools . --counts --json'),
     ('One tool call and its full result, by its `toolu_...` id (or the start of it)', 'result TOOLU_ID . --json'),
     ('Tool calls that failed, with the error', 'errors . --json'),
