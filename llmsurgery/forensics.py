@@ -230,11 +230,10 @@ class Usage(Rows):
         t.cost = round(sum(c for c in self.attrgot('cost') if c is not None), 9)
         return t
     @property
-    def unknown(self) -> list: return [o.model for o in self if o.cost is None]
-    def __repr__(self):
-        note = f"\ncost unknown for {', '.join(self.unknown)} (not in fastllm's price table)" if self.unknown else ''
-        return fmt_table(list(self) + ([self.total] if len(self) > 1 else []), self.cols) + note if self else '(no usage)'
-    def _repr_markdown_(self): return md_table(list(self) + ([self.total] if len(self) > 1 else []), self.cols)
+    def unknown(self) -> list: return sorted({m for o in self for m in o.get('unknown') or ()})
+    def rows(self) -> list: return list(self) + ([{**self.total, self.cols[0]: 'total'}] if len(self) > 1 else [])
+    def foot(self) -> str:
+        return f"cost unknown for {', '.join(self.unknown)} (not in fastllm's price table)" if self.unknown else ''
 
 def usage_rows(parts, # `(key, model, messages, usage, cost)`: messages' tokens (`usage`) and cost, or their sums
                title:str=None, # the table's title
