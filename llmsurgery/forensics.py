@@ -338,11 +338,15 @@ class SessStats(AttrDict):
         t, u = self, self.usage.total
         cost = f'${u.cost:.4f}' + (f" (+ unknown models: {', '.join(self.usage.unknown)})" if self.usage.unknown else '')
         if t.cli_cost is not None and abs(t.cli_cost - (u.cost or 0)) > 5e-5:
-            cost += (f'  (Claude Code recorded ${t.cli_cost:.4f}: it also counts calls not kept here, '
-                     "such as a compaction's summary or a fork's original)")
-        return [('session', t.sid), ('title', t.title), ('project', t.project), ('cwd', t.cwd), ('branch', t.branch),
+            why = [w for w, n in (("the compaction's summary" + 's'*(t.compactions > 1), t.compactions),
+                                  (f'the calls of {t.fork_of}, which a fork carries on', t.fork_of)) if n]
+            also = ' and '.join(why) or 'calls not kept here'
+            cost += f'  (Claude Code recorded ${t.cli_cost:.4f}: it also counts {also})'
+        return [('session', t.sid), ('forked from', t.fork_of), ('title', t.title), ('project', t.project),
+                ('cwd', t.cwd), ('branch', t.branch),
                 ('version', t.version), ('time', f'{t.first} → {t.last}'),
-                ('prompts', t.prompts), ('turns', f'{t.turns} API messages'),
+                ('prompts', t.prompts),
+                ('turns', f'{t.turns} API messages' + (f' ({t.copied} copied from the original)' if t.copied else '')),
                 ('tools', ', '.join(f'{o.tool} {o.calls}' for o in t.tools) or '-'),
                 ('errors', t.errors), ('subagents', t.subagents), ('compactions', t.compactions),
                 ('models', ', '.join(t.models) or '-'),
@@ -356,6 +360,7 @@ def sess_stats(s=None, cwd=None) -> SessStats:
     "A dashboard of session `s`: id, project, cwd, branch, version, time span, prompts, turns, tools, errors, tokens, cost"
     s = open_sess(s, cwd)
     recs = s.recs
+    fork_of = first(o for r in recs if r.get('type') == 'assistant' and (o := msg_sess(r, s.sid)) != s.sid)
     def last(k): return first(r[k] for r in reversed(recs) if r.get(k))
     ts = [r['timestamp'] for r in recs if r.get('timestamp')]
     usage, tools = sess_usage(s), tool_counts(s)
@@ -364,10 +369,10 @@ def sess_stats(s=None, cwd=None) -> SessStats:
         cwd=first(r['cwd'] for r in recs if r.get('cwd')), branch=last('gitBranch'), version=last('version'),
         first=fmt_ts(min(ts, default=None)), last=fmt_ts(max(ts, default=None)),
         title=last('customTitle') or last('aiTitle'), prompts=len(sess_prompts(s)),
-        turns=len(list(usage_msgs(_main(s)))),
+        turns=len(msgs := list(usage_msgs(_main(s)))), copied=sum(msg_sess(r, s.sid) != s.sid for r, _, _ in msgs),
         tools=tools, errors=sum(tools.attrgot('failed')), subagents=len(sess_agents(s)),
         compactions=sum(r.get('subtype') == 'compact_boundary' for r in recs), models=usage.attrgot('model'),
-        usage=usage, cli_cost=cs.get('totalCostUSD') if cs else None)
+        usage=usage, cli_cost=cs.get('totalCostUSD') if cs else None, fork_of=fork_of)
 
 # %% ../nbs/11_forensics.ipynb #d0a13466
 def file_calls(path, needles, agent=None) -> L:
