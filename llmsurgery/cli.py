@@ -13,7 +13,8 @@ Docs: https://llmsurgery.github.io/llmsurgery/cli.html.md"""
 __all__ = ['SESS_ARG', 'PAT_ARG', 'AGENTS_ARG', 'FILTER_ARGS', 'NO_INDEX', 'ALL_ARGS', 'opt', 'cli_command', 'fmt_ls', 'cmd_ls',
            'cmd_show', 'emit', 'progress', 'cmd_find', 'cmd_grep', 'cmd_prompts', 'cmd_replies', 'cmd_result',
            'cmd_agents', 'cmd_stats', 'cmd_tools', 'cmd_errors', 'cmd_files', 'cmd_commands', 'cmd_usage', 'cmd_index',
-           'cmd_resume_check', 'cmd_sess2nb', 'cmd_nb2sess', 'cmd_skill', 'cmd_redact', 'cli_parser', 'main']
+           'cmd_export', 'cmd_resume_check', 'cmd_sess2nb', 'cmd_nb2sess', 'cmd_skill', 'cmd_redact', 'cli_parser',
+           'main']
 
 # %% ../nbs/19_cli.ipynb #caeac8bc
 import sys, re, json, argparse, time, shutil
@@ -28,6 +29,7 @@ from .thread import *
 from .search import *
 from .forensics import *
 from .index import ArchiveIndex
+from .export import export_parquet
 from .resume import resume_check, resume_check_cmd, ResumeError
 from .convert import sess2nb, nb2sess
 from .redact import redact_sess, redact_check
@@ -257,6 +259,17 @@ def cmd_index(a):
     print(f"Read {_mb(done.bytes)} of {done.indexed} changed transcripts in {done.seconds:.1f} s. The index holds "
           f"{st.sessions:,} sessions ({st.transcripts:,} transcripts), {st.records:,} records, {st.calls:,} tool calls "
           f"and {st.messages:,} API messages: {st.path} ({_mb(st.bytes)})")
+    return 0
+
+# %% ../nbs/19_cli.ipynb #a9be4e80
+@cli_command('export', opt('--parquet', metavar='DIR', required=True, help='the folder to write the Parquet files to'),
+             opt('--redact', action='store_true', help='replace secrets in free text by placeholders'))
+def cmd_export(a):
+    "Write every session's records, tool calls and API messages as Parquet, by project and month (indexing first)"
+    res = export_parquet(a.parquet, redact=a.redact, progress=progress())
+    if a.json: return emit(res, True)
+    print(f"Wrote {res.partitions:,} partitions ({res.rows:,} rows) for {res.changed} changed of {res.projects} "
+          f"projects in {res.seconds:.1f} s: {res.path}")
     return 0
 
 # %% ../nbs/19_cli.ipynb #30dbba43

@@ -3,7 +3,7 @@ import json, os, subprocess, sys
 from pathlib import Path
 import pytest
 sys.path.insert(0, str(Path(__file__).parent.parent/'bench'))
-from benchlib import PHRASE, build_tree, grow
+from benchlib import PHRASE, grow
 from llmsurgery.show import to_data
 from llmsurgery.sess import transcripts
 from llmsurgery.search import find_sess
@@ -17,17 +17,6 @@ QUESTIONS = [(find_sess, PHRASE), (find_sess, '(?i)TODO list'), (find_sess, r'no
              (find_commands, r'^ls\b'), (find_commands, 'missing'), (find_errors,), (find_errors, 'Read'),
              (find_usage, 'day'), (find_usage, 'project'), (find_usage, 'session'), (find_usage, 'model'),
              (find_usage, 'day', dict(utc=True, since='2026-06-01'))]
-
-@pytest.fixture(scope='module')
-def archive(tmp_path_factory):
-    "About 12 MB of sessions over 4 projects, with subagents, in a config folder; the index's cache beside it"
-    root = build_tree(12, tmp_path_factory.mktemp('tree')/'cfg', nproj=4, rare=3, sizes=(0.1, 0.3, 1, 2))
-    old = {k: os.environ.get(k) for k in ('CLAUDE_CONFIG_DIR', 'XDG_CACHE_HOME')}
-    os.environ.update(CLAUDE_CONFIG_DIR=str(root), XDG_CACHE_HOME=str(tmp_path_factory.mktemp('cache')))
-    yield root
-    for k, v in old.items():
-        if v is None: os.environ.pop(k, None)
-        else: os.environ[k] = v
 
 def ask(ix, f, *args):
     kw = args[-1] if args and isinstance(args[-1], dict) else {}
