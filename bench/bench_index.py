@@ -9,7 +9,9 @@ On a tree of about `--mb` MB of sessions made from the recorded fixtures (`bench
    scan.
 4. "Which sessions edited this path" (`find_edits`) and 5. "usage by day" (`find_usage`): from the warm index vs the
    scan (target: at least 10x faster).
-6. With `--scale`: how the warm index's query times grow with the archive (e.g. 100 MB, 1 GB, 4 GB).
+6. `llmsurgery export --parquet` of the tree: its time vs the build, its size; a second export (nothing changed);
+   DuckDB over the export for 4. and 5.
+7. With `--scale`: how the warm index's query times grow with the archive (e.g. 100 MB, 1 GB, 4 GB).
 Times are the best of `--runs`; files are in the page cache (each is read before it is timed). Ratios are printed,
 never asserted. Trees are built under bench/data/ (git-ignored) and, unless `--keep`, deleted at the end.
 
@@ -26,6 +28,10 @@ def rg_bin() -> str:
     rg = shutil.which('rg')
     if not rg: sys.exit('ripgrep not found: apt-get install ripgrep')
     return rg
+
+def rg_l(rg, cfg):
+    "`rg -l` of the rare phrase over the tree's projects"
+    return subprocess.run([rg, '-l', '-F', RG_PHRASE, str(cfg/'projects')], capture_output=True)
 
 def child(cfg, cache, what):
     "Run `what` ('build' or 'import') in a fresh process; its time and peak RSS"
@@ -49,7 +55,7 @@ def mb(n): return f'{n/1e6:,.0f} MB'
 def setup(size, runs):
     "A tree of about `size` MB and a built index of it, in a fresh cache; what building took"
     from llmsurgery.sess import transcripts
-    cfg = build_tree(size, DATA/f'index-tree-{size}')
+    cfg = build_tree(size, DATA/f'index-tree-{size}', rare=5)  # the phrase in the 6th session, in trees of any size
     cache = Path(tempfile.mkdtemp(dir=DATA, prefix='cache-'))
     os.environ.update(CLAUDE_CONFIG_DIR=str(cfg), XDG_CACHE_HOME=str(cache))
     files = [p for _, _, p in transcripts(warmups=True)]
@@ -61,7 +67,8 @@ def queries(ix, runs):
     "The three questions from the warm index: their best times and answers"
     from llmsurgery.search import find_sess
     from llmsurgery.forensics import find_edits, find_usage
-    return dict(phrase=timed(lambda: find_sess(PHRASE, index=ix), runs), edits=timed(lambda: find_edits(EDITED, index=ix), runs),
+    return dict(phrase=timed(lambda: find_sess(PHRASE, index=ix), runs),
+                edits=timed(lambda: find_edits(EDITED, index=ix), runs),
                 usage=timed(lambda: find_usage('day', index=ix), runs))
 
 def main():
@@ -73,7 +80,8 @@ def main():
     a = ap.parse_args()
     rg = rg_bin()
     DATA.mkdir(exist_ok=True)
-    print(f'free disk: {shutil.disk_usage(DATA).free/1e9:,.0f} GB; ripgrep {subprocess.run([rg, "--version"], capture_output=True, text=True).stdout.split()[1]}')
+    rg_version = subprocess.run([rg, '--version'], capture_output=True, text=True).stdout.split()[1]
+    print(f'free disk: {shutil.disk_usage(DATA).free/1e9:,.0f} GB; ripgrep {rg_version}')
     from llmsurgery.core import load_recs
     from llmsurgery.search import find_sess
     from llmsurgery.forensics import find_edits, find_usage
@@ -105,7 +113,7 @@ def main():
 
     # 3-5. questions: warm index vs the scan, and ripgrep
     q = queries(ix, a.runs)
-    t_rg, out = timed(lambda: subprocess.run([rg, '-l', '-F', RG_PHRASE, str(cfg/'projects')], capture_output=True), a.runs)
+    t_rg, out = timed(lambda: rg_l(rg, cfg), a.runs)
     t_scan, scan = timed(lambda: find_sess(PHRASE), 1)
     assert q['phrase'][1].rows() == scan.rows()
     t, res = q['phrase']
@@ -122,23 +130,47 @@ def main():
     assert list(res) == list(scan)
     print(f'5. usage by day  index {t*1000:7.1f} ms, {len(res)} days, {res.total.messages:,} messages; '
           f'the scan {t_scan:.2f} s: {t_scan/t:.0f}x faster (target >= 10x)')
-    trees = [(cfg, cache)]
+    trees, main_tree = [(cfg, cache)], (cfg, cache, files, built)
 
-    # 6. how query time grows
+    # 6. the export, and DuckDB over it
+    from llmsurgery.export import export_parquet, duck_export
+    dest = Path(tempfile.mkdtemp(dir=DATA, prefix='export-'))
+    t_ex, _ = timed(lambda: export_parquet(dest, index=ix), 1)
+    t_again, again = timed(lambda: export_parquet(dest, index=ix), 1)
+    pq_size = sum(p.stat().st_size for p in dest.rglob('*.parquet'))
+    db = duck_export(dest)
+    t_de, de = timed(lambda: db.execute('''SELECT DISTINCT sid FROM tool_calls WHERE name IN ('Write', 'Edit',
+      'MultiEdit', 'NotebookEdit') AND (path = ? OR suffix(path, '/' || ?))''', [EDITED, EDITED]).fetchall(), a.runs)
+    t_du, du = timed(lambda: db.execute("SELECT CAST(ts AS DATE) AS day, count(*), sum(output_tokens) FROM messages "
+                                        "WHERE counted GROUP BY day").fetchall(), a.runs)
+    assert len(de) == len(set(q['edits'][1].attrgot('sid')))
+    assert sum(n for _, n, _ in du) == q['usage'][1].total.messages
+    print(f'6. export      {t_ex:7.2f} s = {t_ex/built["time"]:.2f}x the build; {mb(pq_size)} of Parquet '
+          f'({pq_size/size:.2f}x the transcripts); again, nothing changed: {t_again*1000:.0f} ms, '
+          f'{again.partitions} partitions written')
+    print(f'   DuckDB over it: edits of a path {t_de*1000:.1f} ms ({q["edits"][0]*1000:.1f} ms from the index), '
+          f'usage by day {t_du*1000:.1f} ms ({q["usage"][0]*1000:.1f} ms from the index)')
+    shutil.rmtree(dest, ignore_errors=True)
+
+    # 7. how query time grows
     if a.scale:
-        print('\n6. the warm index as the archive grows (best of', a.runs, 'runs)')
+        print('\n7. the warm index as the archive grows (best of', a.runs, 'runs)')
         print(f'{"tree":>8} {"files":>6} {"build s":>8} {"index":>8} {"phrase ms":>10} {"rg -l ms":>9} {"edits ms":>9} '
               f'{"usage ms":>9}')
         for size in map(int, a.scale.split(',')):
-            cfg, cache, files, built = (trees[0][0], trees[0][1], files, built) if size == a.mb else setup(size, a.runs)
-            if size != a.mb: trees.append((cfg, cache))
+            if size == a.mb:  # the tree above, as it is after 2.
+                cfg, cache, files, built = main_tree
+                os.environ.update(CLAUDE_CONFIG_DIR=str(cfg), XDG_CACHE_HOME=str(cache))
+            else:
+                cfg, cache, files, built = setup(size, a.runs)
+                trees.append((cfg, cache))
             ix = ArchiveIndex()
             q = queries(ix, a.runs)
-            t_rg, _ = timed(lambda: subprocess.run([rg, '-l', '-F', RG_PHRASE, str(cfg/'projects')], capture_output=True),
-                            a.runs)
+            t_rg, _ = timed(lambda: rg_l(rg, cfg), a.runs)
             total = sum(p.stat().st_size for p in files)
             print(f'{mb(total):>8} {len(files):>6} {built["time"]:>8.1f} {mb(ix.stats().bytes):>8} '
-                  f'{q["phrase"][0]*1000:>10.1f} {t_rg*1000:>9.1f} {q["edits"][0]*1000:>9.1f} {q["usage"][0]*1000:>9.1f}')
+                  f'{q["phrase"][0]*1000:>10.1f} {t_rg*1000:>9.1f} {q["edits"][0]*1000:>9.1f} '
+                  f'{q["usage"][0]*1000:>9.1f}')
     if not a.keep:
         for cfg, cache in trees: shutil.rmtree(cfg, ignore_errors=True); shutil.rmtree(cache, ignore_errors=True)
 
