@@ -17,7 +17,7 @@ __all__ = ['SESS_ARG', 'PAT_ARG', 'AGENTS_ARG', 'FILTER_ARGS', 'NO_INDEX', 'ALL_
            'main']
 
 # %% ../nbs/19_cli.ipynb #caeac8bc
-import sys, re, json, argparse, time, shutil
+import os, sys, re, io, json, argparse, time, shutil, warnings, traceback
 from pathlib import Path
 from fastcore.basics import first
 from fastcore.foundation import L
@@ -131,7 +131,7 @@ def cmd_ls(args):
              opt('--jsonl', action='store_true', help='the records as JSON, one per line'))
 def cmd_show(args):
     "Print a session's conversation"
-    recs = load_sess(args.session)
+    recs = load_sess(args.session, skip_bad=args.skip_bad)
     recs = conv_recs(recs, sidechain=True) if args.all else sess_thread(recs)
     if args.jsonl:
         for r in recs: print(json.dumps(r, ensure_ascii=False))
@@ -341,20 +341,57 @@ def cli_parser() -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=doc, description=doc)
         for names, kw in args: sp.add_argument(*names, **kw)
         sp.add_argument('--json', action='store_true', help='the answer as one JSON document')
+        sp.add_argument('--skip-bad', action='store_true', help='read past malformed transcript lines, with a warning')
         sp.set_defaults(func=f)
     return p
+
+class _Visible(io.TextIOBase):
+    "A text stream that writes to `out` through `esc` (`visible` or `json_visible`)"
+    def __init__(self, out, esc): self.out, self.esc = out, esc
+    def write(self, s): self.out.write(self.esc(s)); return len(s)
+    def flush(self): self.out.flush()
+    def isatty(self): return self.out.isatty()
+    def fileno(self): return self.out.fileno()
+    def writable(self): return True
+
+def _warn_line(message, category, filename, lineno, file=None, line=None):
+    print(f'llmsurgery: warning: {visible(str(message))}', file=sys.stderr)
+
+def _err_msg(e) -> str:
+    "What to say of error `e`, in one line"
+    if isinstance(e, OSError) and e.strerror: return f'{e.strerror}: {e.filename}' if e.filename else e.strerror
+    if isinstance(e, KeyError) and e.args: return str(e.args[0])
+    return str(e).replace('pass skip_bad=True to skip such lines', 'pass --skip-bad to skip such lines')
+
+def _run(args) -> int:
+    try:
+        res = args.func(args)
+        return res if isinstance(res, int) else emit(res, args.json)  # commands that print for themselves return a status
+    except BrokenPipeError: return 0
+    except KeyboardInterrupt: msg, rc = 'interrupted', 130
+    except (FileNotFoundError, ResumeError) as e: msg, rc = _err_msg(e), 1
+    except (ValueError, LookupError, re.error) as e: msg, rc = _err_msg(e), 2
+    except OSError as e: msg, rc = _err_msg(e), 1
+    except Exception as e:
+        if os.environ.get('LLMSURGERY_TRACEBACK'): traceback.print_exc()
+        msg, rc = f'internal error, {type(e).__name__}: {e} (LLMSURGERY_TRACEBACK=1 shows where)', 1
+    print(f'llmsurgery {args.cmd}: {visible(msg)}', file=sys.stderr)
+    return rc
 
 def main(argv=None) -> int:
     "Run the `llmsurgery` command line with `argv` (default: `sys.argv[1:]`), returning the exit status"
     p = cli_parser()
     try: args = p.parse_args(argv)
     except SystemExit as e: return e.code
+    except KeyboardInterrupt: return 130
     if not getattr(args, 'func', None): p.print_help(); return 2
-    try:
-        res = args.func(args)
-        return res if isinstance(res, int) else emit(res, args.json)  # commands that print for themselves return a status
-    except (FileNotFoundError, ResumeError) as e: err, rc = e, 1
-    except (ValueError, re.error) as e: err, rc = e, 2
-    except BrokenPipeError: return 0
-    print(f'llmsurgery {args.cmd}: {err}', file=sys.stderr)
-    return rc
+    out = sys.stdout
+    with warnings.catch_warnings():
+        warnings.simplefilter('default')
+        warnings.showwarning = _warn_line
+        sys.stdout = _Visible(out, json_visible if args.json or getattr(args, 'jsonl', False) else visible)
+        try: return _run(args)
+        finally:
+            try: sys.stdout.flush()
+            except (BrokenPipeError, ValueError): pass
+            sys.stdout = out

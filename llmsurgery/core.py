@@ -11,10 +11,11 @@ Docs: https://llmsurgery.github.io/llmsurgery/core.html.md"""
 
 # %% auto #0
 __all__ = ['MAX_SLUG', 'claude_dir', 'projects_dir', 'config_dir', 'proj_slug', 'js_hash', 'resolve_cwd', 'sess_dir', 'is_sid',
-           'check_sid', 'Rec', 'no_gc', 'TranscriptError', 'TranscriptWarning', 'load_recs']
+           'check_sid', 'Rec', 'no_gc', 'TranscriptError', 'TranscriptWarning', 'file_kind', 'open_transcript',
+           'parse_json', 'load_recs', 'skip_warn', 'readable_stat', 'skipping']
 
 # %% ../nbs/01_core.ipynb #80df9f25
-import os, re, gc, glob, unicodedata, warnings
+import os, re, gc, glob, json, math, stat, unicodedata, warnings
 from array import array
 from contextlib import contextmanager
 from pathlib import Path
@@ -76,24 +77,40 @@ def resolve_cwd(cwd=None, # a directory (default: the current one); `~` is expan
     return unicodedata.normalize('NFC', os.path.realpath(os.path.expanduser(str(cwd or os.getcwd()))))
 
 # %% ../nbs/01_core.ipynb #6e1f0a2b
+def _ran_in(folder, cwd) -> bool:
+    "Does a transcript in `folder` record `cwd` as the directory it ran in? (the first `cwd` in each file's head)"
+    for p in folder.glob('*.jsonl'):
+        try:
+            with open_transcript(p) as f: head = f.read(1 << 16)
+        except (OSError, TranscriptError): continue
+        for line in head.split(b'\n'):
+            try: d = parse_json(line)
+            except ValueError: continue
+            if type(d) is dict and isinstance(c := d.get('cwd'), str):
+                if c == cwd: return True
+                break
+    return False
+
 def sess_dir(cwd=None, # a project directory (default: the current one)
             ) -> Path:
     "The folder holding the transcripts of the project in directory `cwd`"
-    d = projects_dir()/proj_slug(resolve_cwd(cwd))
-    if d.exists() or len(d.name) <= MAX_SLUG: return d
-    return first(projects_dir().glob(glob.escape(d.name[:MAX_SLUG]) + '-*')) or d
+    cwd = resolve_cwd(cwd)
+    d = projects_dir()/proj_slug(cwd)
+    if len(d.name) <= MAX_SLUG or d.exists(): return d
+    others = sorted(projects_dir().glob(glob.escape(d.name[:MAX_SLUG]) + '-*'))
+    return first(o for o in others if _ran_in(o, cwd)) or d
 
 # %% ../nbs/01_core.ipynb #08f10401
-_uuid_re = re.compile(r'^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', re.I)
+_uuid_re = re.compile(r'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}')
 
 def is_sid(s, # anything
           ) -> bool:
-    "Is `s` shaped like a session id (a UUID)?"
-    return isinstance(s, str) and bool(_uuid_re.match(s))
+    "Is `s` shaped like a session id (a lower-case UUID, nothing before or after it)?"
+    return isinstance(s, str) and bool(_uuid_re.fullmatch(s))
 
 def check_sid(sid, # what should be a session id
              ) -> str:
-    "`sid` if it is a UUID-shaped session id; anything else, a path or `..` included, raises `ValueError`"
+    "`sid` if it is a lower-case UUID; anything else, a path, `..` or a trailing newline included, raises `ValueError`"
     if not is_sid(sid): raise ValueError(f"Not a session id (a UUID like 9b2c0a1e-6f0d-4c4e-8a57-0d4b9e1f3a21): {sid!r}")
     return sid
 
@@ -122,30 +139,69 @@ def no_gc():
 
 # %% ../nbs/01_core.ipynb #7feb0252
 class TranscriptError(ValueError):
-    "A transcript line that is not a JSON record, reported with its file and line number"
+    "A transcript line that is not a JSON record, reported with its file and line number (or a file that is no transcript)"
     def __init__(self, path, lineno, msg):
         store_attr()
-        super().__init__(f'{path}:{lineno}: {msg}')
+        super().__init__(f'{path}:{lineno}: {msg}' if lineno else f'{path}: {msg}')
 
 class TranscriptWarning(UserWarning): "Something in a transcript was skipped or repaired while reading"
 
+# %% ../nbs/01_core.ipynb #1f6a2c40
+_KINDS = {stat.S_IFIFO: 'a FIFO', stat.S_IFCHR: 'a character device', stat.S_IFBLK: 'a block device',
+          stat.S_IFDIR: 'a folder', stat.S_IFSOCK: 'a socket'}
+
+def file_kind(mode:int, # `st_mode` of a `stat` result
+             ) -> str:
+    "What a `stat` mode says a path is, in words: `a regular file`, `a FIFO`, `a folder`, ..."
+    return 'a regular file' if stat.S_ISREG(mode) else _KINDS.get(stat.S_IFMT(mode), 'not a file')
+
+def open_transcript(path, # a transcript
+                    buffering:int=-1, # as `open` takes it (0: unbuffered)
+                   ):
+    "Open `path` to read its bytes; anything but a regular file raises `TranscriptError`, without being opened or read"
+    if not stat.S_ISREG(m := os.stat(path).st_mode): raise TranscriptError(path, None, f'{file_kind(m)}, not a regular file')
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, 'O_CLOEXEC', 0))  # a FIFO swapped in does not block
+    try:
+        if not stat.S_ISREG(m := os.fstat(fd).st_mode):
+            raise TranscriptError(path, None, f'{file_kind(m)}, not a regular file')
+        os.set_blocking(fd, True)
+        return open(fd, 'rb', buffering=buffering)
+    except BaseException:
+        os.close(fd)
+        raise
+
+# %% ../nbs/01_core.ipynb #2b7d3f51
+def _no_constant(s): raise ValueError(f'{s} is not JSON')
+
+def _finite(s):
+    if math.isfinite(f := float(s)): return f
+    raise ValueError(f'{s} overflows to infinity')
+
+def parse_json(line, # one line of JSON: bytes or str
+              ):
+    "The value a line of JSON holds; lone surrogate escapes are kept; a line that is not JSON raises `ValueError`"
+    try: return orjson.loads(line)
+    except orjson.JSONDecodeError as e: err = e
+    try: return json.loads(line, parse_constant=_no_constant, parse_float=_finite)
+    except (ValueError, RecursionError): raise err from None
+
 # %% ../nbs/01_core.ipynb #8439cf7b
 def _loads(line, path, n):
-    try: return orjson.loads(line)
-    except orjson.JSONDecodeError:
+    try: return parse_json(line)
+    except ValueError:
         b = line
         try: b.decode('utf-8')
         except UnicodeDecodeError: pass
         else: raise
     warnings.warn(f'{path}:{n}: bytes that are not UTF-8 were read as U+FFFD', TranscriptWarning, stacklevel=3)
-    return orjson.loads(b.decode('utf-8', 'replace'))
+    return parse_json(b.decode('utf-8', 'replace'))
 
 def load_recs(path, # a JSONL transcript
               skip_bad:bool=False, # skip malformed lines with a warning, instead of raising `TranscriptError`
              ) -> L:
     "Every record of the transcript at `path`, in file order, as `Rec`s"
     path, recs = Path(path), []
-    with open(path, 'rb') as f, no_gc():
+    with open_transcript(path) as f, no_gc():
         for n, line in enumerate(f, 1):
             try: d = _loads(line, path, n)
             except ValueError as e: d = e
@@ -160,3 +216,28 @@ def load_recs(path, # a JSONL transcript
             elif skip_bad: warnings.warn(f'{path}:{n}: skipped a line that is not a JSON record ({why})', TranscriptWarning)
             else: raise TranscriptError(path, n, f'not a JSON record ({why}); pass skip_bad=True to skip such lines')
     return L(recs)
+
+# %% ../nbs/01_core.ipynb #5b8f3ca1
+def skip_warn(path, # the file skipped
+              why, # the reason: an exception or text
+             ):
+    "Warn, in one line naming `path`, that a scan over many files skipped it, and why"
+    if isinstance(why, OSError): why = why.strerror or why
+    elif isinstance(why, TranscriptError): why = f'line {why.lineno}: {why.msg}' if why.lineno else why.msg
+    warnings.warn(f'skipped {path}: {why}', TranscriptWarning, stacklevel=2)
+
+def readable_stat(path, # a file a scan is about to read
+                 ) -> os.stat_result | None:
+    "The `stat` of `path` if it is a regular file we may read; else None, with a warning naming it (`skip_warn`)"
+    try: st = os.stat(path)
+    except OSError as e: return skip_warn(path, e)
+    if not stat.S_ISREG(st.st_mode): return skip_warn(path, f'{file_kind(st.st_mode)}, not a regular file')
+    if not os.access(path, os.R_OK): return skip_warn(path, 'not readable')
+    return st
+
+@contextmanager
+def skipping(path, # the file read inside the block
+            ):
+    "Inside a scan over many files: if reading `path` fails (`OSError`, `TranscriptError`), warn naming it and go on"
+    try: yield
+    except (OSError, TranscriptError) as e: skip_warn(path, e)

@@ -383,11 +383,18 @@ def file_calls(path, needles, agent=None) -> L:
     if missing := (uses ^ results) - {None}: pairs.update(scan_recs(path, [Needle(i) for i in sorted(missing)]))
     return join_calls(sorted(pairs.items()), agent)
 
+def _scan(project, since, progress, read, **kw):
+    "`(sess, agent id, read(path, agent id))` for every transcript; one that cannot be read gives `[]`, with a warning"
+    for t, aid, p in transcripts(project, since, progress=progress, **kw):
+        res = []
+        with skipping(p): res = read(p, aid)
+        yield t, aid, res
+
 def find_calls(want, needles, project=None, since=None, until=None, progress=None, title=None, index=None,
                **where) -> Rows:
     "Calls in all sessions for which `want(call)` holds, newest first, found by raw-bytes `needles` (or `index`, `where`)"
-    src = (index.calls(project, since, progress, **where) if index is not None else
-           ((t, aid, file_calls(p, needles, aid)) for t, aid, p in transcripts(project, since, progress=progress)))
+    src = index.calls(project, since, progress, **where) if index is not None else _scan(project, since, progress,
+                                                                                       lambda p, a: file_calls(p, needles, a))
     out = []
     for t, aid, calls in src:
         for c in calls:
@@ -431,8 +438,9 @@ _USAGE_NEEDLE = Needle.raw(b'"usage"', rb'"usage"\s*:\s*\{')
 def _usage_parts(project, since, until, progress):
     "`((timestamp, project, session, model, warmup), model, 1, usage, cost)` for each API message of a scan, once"
     seen = set()
-    for t, aid, p in transcripts(project, since, progress=progress, warmups=True):
-        for r, model, u in usage_msgs(scan_recs(p, [_USAGE_NEEDLE], index=False), seen):
+    read = lambda p, a: list(scan_recs(p, [_USAGE_NEEDLE], index=False))
+    for t, aid, pairs in _scan(project, since, progress, read, warmups=True):
+        for r, model, u in usage_msgs(pairs, seen):
             if in_window(r.get('timestamp'), since, until):
                 yield (r.get('timestamp'), t.project, msg_sess(r, t.sid), model, aid in t.warmups), model, 1, u, \
                       msg_cost(model, u)

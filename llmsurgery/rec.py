@@ -174,12 +174,16 @@ def rec_json(o, # a record, or any JSON-like data
              sort:bool=False, # sort the keys, so equal data gives equal bytes
             ) -> bytes:
     "`o` as compact JSON bytes"
-    return orjson.dumps(o, default=_default, option=orjson.OPT_SORT_KEYS if sort else 0)
+    try: return orjson.dumps(o, default=_default, option=orjson.OPT_SORT_KEYS if sort else 0)
+    except TypeError: pass  # lone surrogates, or integers beyond 64 bits: the standard library writes those
+    try: s = json.dumps(o, ensure_ascii=False, separators=(',', ':'), sort_keys=sort, default=_default, allow_nan=False)
+    except ValueError as e: raise TypeError(str(e)) from None
+    return s.encode('utf-8', 'backslashreplace')  # a lone surrogate becomes its own JSON escape, `\udXXX`
 
 def copy_rec(r, # a record
             ) -> Rec:
     "A deep copy of `r`, as a `Rec`"
-    return Rec(orjson.loads(rec_json(r)))
+    return Rec(parse_json(rec_json(r)))
 
 # %% ../nbs/02_rec.ipynb #5a0e1c27
 def parse_ts(ts, # an ISO 8601 string, a `datetime`, or anything else

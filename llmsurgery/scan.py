@@ -281,7 +281,7 @@ def scan_lines(path, # a transcript
     "Yield `(index, line)` for each line of transcript `path` holding one of `needles` in its raw bytes"
     buf, idx, n0 = bytearray(chunk), 0, 0
     icase = any(n.icase for n in needles)
-    with open(path, 'rb', buffering=0) as f:
+    with open_transcript(path, buffering=0) as f:
         while True:
             if n0 == len(buf): buf.extend(bytes(len(buf)))  # a line longer than the buffer
             with memoryview(buf) as mv, mv[n0:] as free: n = f.readinto(free)
@@ -306,10 +306,10 @@ def scan_lines(path, # a transcript
 def parse_rec(line:bytes, # one line of a transcript, as raw bytes
              ) -> Rec | None:
     "The record on transcript line `line` (bytes not UTF-8 read as U+FFFD), or None when it holds no JSON object"
-    try: d = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        try: d = orjson.loads(line.decode('utf-8', 'replace'))
-        except orjson.JSONDecodeError: return None
+    try: d = parse_json(line)
+    except ValueError:
+        try: d = parse_json(line.decode('utf-8', 'replace'))
+        except ValueError: return None
     return Rec(d) if type(d) is dict else None
 
 def scan_recs(path, # a transcript
@@ -324,7 +324,10 @@ def scan_recs(path, # a transcript
         if (r := parse_rec(line)) is not None: yield i, r
 
 # %% ../nbs/09_scan.ipynb #5a9e0c0d
-def _holds(p, nds): return any(True for _ in scan_lines(p, nds, index=False))
+def _holds(p, nds):
+    "Does `p` hold one of `nds`? When it cannot be read: why, as text (a worker process cannot warn for us)"
+    try: return any(True for _ in scan_lines(p, nds, index=False))
+    except (OSError, TranscriptError) as e: return e.strerror or str(e) if isinstance(e, OSError) else e.msg
 
 def _size(p):
     try: return os.path.getsize(p)
@@ -351,4 +354,6 @@ def holding(paths:list, # transcripts
             if progress: progress(k, len(paths))
             res.append(_holds(p, nds))
     if progress: progress(len(paths), len(paths))
-    return res
+    for p, r in zip(paths, res):
+        if isinstance(r, str): skip_warn(p, r)
+    return [r is True for r in res]

@@ -223,7 +223,8 @@ def find_sess(pat, # a regex (`(?i)` for any case)
     src = index.search_files(rx, project, since, agents, progress) if index is not None else None
     if src is None: src = _scanned(rx, project, since, agents, progress)
     for s, aid, p, cands in src:
-        hs = _search_file(rx, p, None, maxlen, role, tool, since, until, cands=cands)
+        hs = None
+        with skipping(p): hs = _search_file(rx, p, None, maxlen, role, tool, since, until, cands=cands)
         if not hs: continue
         for h in hs: h.agent = aid or h.agent
         m = res[-1] if res and res[-1].sid == s.sid else None

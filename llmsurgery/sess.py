@@ -15,7 +15,7 @@ __all__ = ['transcripts_in', 'Sess', 'agent_id', 'agent_meta', 'cur_sess', 'ls_p
            'transcripts']
 
 # %% ../nbs/04_sess.ipynb #5c0e1c04
-import os, re, time, functools, importlib.resources
+import os, re, time, functools, warnings, importlib.resources
 from datetime import datetime, timezone
 from pathlib import Path
 from fastcore.basics import AttrDict, first, patch
@@ -28,13 +28,8 @@ from .show import *
 # %% ../nbs/04_sess.ipynb #5c0e1c07
 def transcripts_in(d, # a project folder
                   ) -> L:
-    "The session transcripts (UUID-named, non-empty `.jsonl` files) in project folder `d`"
-    res = L()
-    for p in Path(d).glob('*.jsonl'):
-        try:
-            if is_sid(p.stem) and p.stat().st_size: res.append(p)
-        except OSError: pass  # removed while we looked
-    return res
+    "The session transcripts (UUID-named, non-empty, readable regular `.jsonl` files) in project folder `d`"
+    return L(p for p in Path(d).glob('*.jsonl') if is_sid(p.stem) and (st := readable_stat(p)) and st.st_size)
 
 # %% ../nbs/04_sess.ipynb #5c0e1c0a
 _HEAD = 65536
@@ -43,13 +38,13 @@ def _lines(buf):
     "Parse the complete JSON lines of a head or tail buffer; lines cut by the buffer edge are skipped"
     for line in buf.split(b'\n'):
         if line[:1] != b'{': continue
-        try: d = orjson.loads(line)
-        except orjson.JSONDecodeError: continue
+        try: d = parse_json(line)
+        except ValueError: continue
         if type(d) is dict: yield d
 
 def _head_tail(path):
     "The first and last 64 KB of `path` (the tail empty when the head holds it all), and its `stat`"
-    with open(path, 'rb') as f:
+    with open_transcript(path) as f:
         st = os.fstat(f.fileno())
         head = f.read(_HEAD)
         if st.st_size > 2*_HEAD: f.seek(st.st_size - _HEAD)
@@ -134,8 +129,12 @@ def agent_id(path, # a subagent transcript
 
 def _first_rec(path):
     try:
-        with open(path, 'rb') as f: return first(_lines(f.read(_HEAD)))
-    except OSError: return None
+        with open_transcript(path) as f: return first(_lines(f.read(_HEAD)))
+    except (OSError, TranscriptError): return None
+
+def _agent_files(d, pat='agent-*.jsonl') -> list:
+    "The subagent transcripts in folder `d`; anything else named like one is skipped with a warning"
+    return [f for f in Path(d).glob(pat) if readable_stat(f)]
 
 def _is_warmup(r):
     c = msg_content(r)
@@ -145,7 +144,7 @@ def _is_warmup(r):
 def _flat_agents(d) -> dict:
     "Older-layout `agent-*.jsonl` files in project folder `d`, by the session id inside them, Warmup files included"
     res = {}
-    for f in Path(d).glob('agent-*.jsonl'):
+    for f in _agent_files(d):
         r = _first_rec(f)
         if r and is_sid(s := r.get('sessionId')): res.setdefault(s, []).append(f)
     return res
@@ -153,7 +152,9 @@ def _flat_agents(d) -> dict:
 def _named_in(path, files) -> list:
     "The agent transcripts among `files` whose agent id the session transcript at `path` names (a Task result does)"
     if not files: return []
-    data = Path(path).read_bytes()
+    try:
+        with open_transcript(path) as f: data = f.read()
+    except (OSError, TranscriptError): return []
     return [f for f in files if re.search(rb'"agentId":\s*"' + re.escape(agent_id(f).encode()) + rb'"', data)]
 
 def _by_time(fs) -> dict:
@@ -165,7 +166,7 @@ def _agents(path, flat=None) -> tuple:
     p = Path(path)
     flat = (_flat_agents(p.parent) if flat is None else flat).get(p.stem) or []
     named = _named_in(p, [f for f in flat if not _is_warmup(_first_rec(f) or {})])
-    return (_by_time(list((p.parent/p.stem/'subagents').glob('agent-*.jsonl')) + named),
+    return (_by_time(_agent_files(p.parent/p.stem/'subagents') + named),
             _by_time(f for f in flat if f not in named))
 
 # %% ../nbs/04_sess.ipynb #5c0e1c15
@@ -232,6 +233,11 @@ def _by_id(sid, cwd):
     if p := _find_id(sid, cwd): return p
     raise FileNotFoundError(f"No transcript for session {sid} under {projects_dir()}")
 
+def _title(path):
+    "The title of the session at `path`, in lower case ('' when it has none or cannot be read)"
+    try: return (Sess(path).title or '').lower()
+    except (OSError, TranscriptError) as e: skip_warn(path, e); return ''
+
 def _is_path(s): return isinstance(s, Path) or s.endswith('.jsonl') or os.sep in s or (os.altsep or os.sep) in s
 
 def _by_name(name):
@@ -240,11 +246,10 @@ def _by_name(name):
     if ids := sorted({f.stem for f in fs if f.stem.startswith(name.lower())}):
         if len(ids) == 1: return first(f for f in fs if f.stem == ids[0])
         raise ValueError(f'{name!r} is the start of {len(ids)} session ids: ' + ', '.join(i[:13] for i in ids[:5]))
-    infos = fs.map(Sess)
-    ms = infos.filter(lambda o: (o.title or '').lower() == name.lower()) or \
-         infos.filter(lambda o: name.lower() in (o.title or '').lower())
-    if len(ms) == 1: return ms[0].path
-    if ms: raise ValueError(f'{len(ms)} sessions are titled like {name!r}: ' + ', '.join(o.sid[:13] for o in ms[:5]))
+    titles = {f: _title(f) for f in fs}
+    ms = fs.filter(lambda f: titles[f] == name.lower()) or fs.filter(lambda f: name.lower() in titles[f])
+    if len(ms) == 1: return ms[0]
+    if ms: raise ValueError(f'{len(ms)} sessions are titled like {name!r}: ' + ', '.join(f.stem[:13] for f in ms[:5]))
     raise FileNotFoundError(f'No session with id, id prefix or title {name!r} under {projects_dir()}')
 
 def sess_file(s=None, # a session: id, unique id prefix, title, transcript path, `.` or None for the current one
@@ -261,7 +266,7 @@ def sess_file(s=None, # a session: id, unique id prefix, title, transcript path,
         if p.is_file(): return p
         raise FileNotFoundError(f'No transcript at {p}')
     if not s: raise ValueError('An empty session name')
-    return _by_id(s, cwd) if is_sid(s) else _by_name(s)
+    return _by_id(s.lower(), cwd) if is_sid(s.lower()) else _by_name(s)
 
 def open_sess(s=None, # a session as `sess_file` names it, a `Sess`, or its records already loaded
               cwd=None, # the project directory for `.` and for ids (default: the current one)
@@ -299,7 +304,7 @@ def sess_info(path, # a transcript
     "The `Sess` of the transcript at `path`, its listing metadata read; None for an empty or subagent file"
     s = Sess(path)
     try: head, tail, st = _head_tail(s.path)
-    except OSError: return None
+    except (OSError, TranscriptError) as e: return skip_warn(path, e)
     hrecs = list(_lines(head))
     if not hrecs or hrecs[0].get('isSidechain'): return None
     s.info = _info(hrecs, list(_lines(tail)), st)
