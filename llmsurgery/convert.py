@@ -11,7 +11,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/convert.html.md"""
 
 # %% auto #0
 __all__ = ['ConvertError', 'rec_frags', 'merge_frags', 'recs2chat', 'chat2api', 'recs2dlg', 'sess2dlg', 'dlg2msgs', 'dlg2recs',
-           'dlg2sess', 'sess2nb', 'nb2sess']
+           'dlg2sess', 'sess2nb', 'NotebookError', 'nb2sess']
 
 # %% ../nbs/12b_convert.ipynb #c508a20d
 import os, re, base64, orjson
@@ -291,10 +291,27 @@ def sess2nb(sid:str=None, # the session, as `open_sess` takes it (default: the c
     os.chmod(fname, 0o666 & ~_umask())  # the temporary file it was renamed from was private
     return fname
 
+class NotebookError(ValueError):
+    "A file that is not a notebook, named with what is wrong with it"
+    def __init__(self, fname, msg): super().__init__(f'{fname}: not a notebook: {msg}')
+
+def _check_ipynb(fname):
+    "Raise `NotebookError` unless `fname` holds a JSON object whose `cells` are cells (a `cell_type`, a text `source`)"
+    try: nb = parse_json(Path(fname).read_bytes())
+    except ValueError as e: raise NotebookError(fname, f'not JSON ({e})') from None
+    if not isinstance(nb, dict) or not isinstance(cells := nb.get('cells'), list):
+        raise NotebookError(fname, 'no list of `cells`')
+    for i, c in enumerate(cells):
+        src = c.get('source') if isinstance(c, dict) else None
+        if not (isinstance(c, dict) and isinstance(c.get('cell_type'), str) and
+                (isinstance(src, str) or isinstance(src, list) and all(isinstance(o, str) for o in src))):
+            raise NotebookError(fname, f'cell {i} is not a cell with a `cell_type` and a text `source`')
+
 def nb2sess(fname, # a dialog notebook
             cwd=None, # the project directory to write the session for (default: the current one)
-            key:str='dlg2sess' # the session id is derived from this and the notebook's name
+            key:str='dlg2sess' # the session id is derived from this and the notebook's resolved path
            ) -> str:
     "Write dialog notebook `fname` as a Claude Code session (see `dlg2sess`); returns its id"
     if not Path(fname).is_file(): raise FileNotFoundError(f'No notebook at {fname}')
-    return dlg2sess(read_ipynb(fname), cwd, key)
+    _check_ipynb(fname)
+    return dlg2sess(read_ipynb(fname), cwd, canon([key, str(Path(fname).resolve())]))
