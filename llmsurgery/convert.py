@@ -64,6 +64,7 @@ def _result_part(b, rec):
 
 def _result(b, rec, calls):
     _no_extra(b, {'type', 'tool_use_id', 'content', 'is_error'}, rec)
+    if not isinstance(b.get('tool_use_id'), str): raise ConvertError(rec, 'its `tool_result` block has no `tool_use_id`')
     c, tu = b.get('content', ''), calls.get(b.get('tool_use_id'))
     return ToolResult(id=b.get('tool_use_id'), name=tu.name if tu else None, arguments=tu.arguments if tu else {},
                       text=[_result_part(o, rec) for o in c] if isinstance(c, list) else c,
@@ -180,7 +181,9 @@ def recs2dlg(recs, # a session's records, in file order
              mx:int=2000 # cut strings in replies longer than this (None: never)
             ):
     "A dialog of the conversation `claude --resume` would continue in `recs`, thinking left out"
-    with no_gc(): return _recs2dlg(recs, name, mx)
+    try:
+        with no_gc(): return _recs2dlg(recs, name, mx)
+    except RecursionError: raise ConvertError({}, 'a value is nested too deeply to write in a dialog') from None
 
 def _recs2dlg(recs, name, mx):
     dlg, prompt, reply = Dialog(name=name), None, []
@@ -189,7 +192,7 @@ def _recs2dlg(recs, name, mx):
         if not reply: return
         if prompt is None: prompt = add_prompts(dlg, [])[0]
         set_reply(prompt, [m for m, _ in merge_frags(reply)], mx)
-        last = msg_of(first(f[2] for f in reversed(reply) if f[0] == 'assistant'))
+        last = msg_of(first((f[2] for f in reversed(reply) if f[0] == 'assistant'), default={}))  # none: a damaged file
         prompt.meta |= {k: last[k] for k in ('model', 'usage') if k in last}
         reply = []
     for f in rec_frags(sess_thread(recs), think=False, system=True):

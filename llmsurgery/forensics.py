@@ -36,6 +36,9 @@ from .scan import *
 def _main(s): return ((i, r) for i, r in enumerate(s.recs) if not r.get('isSidechain'))
 
 def _as_set(x): return set(listify(x)) or None
+def _str(v): return v if isinstance(v, str) else ''
+def _dict(v): return v if isinstance(v, dict) else {}
+def _int(v): return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
 # %% ../nbs/11_forensics.ipynb #e3de911c
 def sess_prompts(s=None, cwd=None) -> Rows:
@@ -50,13 +53,13 @@ def sess_replies(s=None, cwd=None, thinking=False) -> Rows:
     for i, r in _main(s):
         if r.get('type') != 'assistant' or msg_of(r).get('model') == '<synthetic>': continue  # the CLI's placeholders
         m = msg_of(r)
-        o = out.setdefault(msg_key(r), AttrDict(idx=i, time=fmt_ts(r.get('timestamp')), msg_id=m.get('id'),
-                           model=m.get('model'), text='', thinking='', tools=[], usage=m.get('usage') or {}))
+        o = out.setdefault(msg_key(r), AttrDict(idx=i, time=fmt_ts(r.get('timestamp')), msg_id=msg_id(r),
+                           model=_str(m.get('model')), text='', thinking='', tools=[], usage=_dict(m.get('usage'))))
         for b in rec_blocks(r):
             t = b.get('type')
-            if t == 'text': o.text += ('\n' if o.text else '') + (b.get('text') or '')
-            elif t == 'thinking': o.thinking += ('\n' if o.thinking else '') + (b.get('thinking') or '')
-            elif t == 'tool_use': o.tools.append(b.get('name'))
+            if t == 'text': o.text += ('\n' if o.text else '') + _str(b.get('text'))
+            elif t == 'thinking': o.thinking += ('\n' if o.thinking else '') + _str(b.get('thinking'))
+            elif t == 'tool_use': o.tools.append(_str(b.get('name')))
         o.stop = m.get('stop_reason')
     cols = ['idx', 'time', 'model'] + (['thinking'] if thinking else []) + ['text', 'tools']
     rows = Rows(out.values(), cols=cols, title=f'Replies of {s.sid}')
@@ -89,14 +92,14 @@ def join_calls(pairs, agent=None) -> L:
         t = r.get('type')
         if t == 'assistant':
             for b in tool_uses(r):
-                if b.get('id') not in calls:
-                    calls[b.get('id')] = ToolCall(id=b.get('id'), name=b.get('name'), input=b.get('input') or {},
+                if isinstance(tid := b.get('id'), str) and tid not in calls:
+                    calls[tid] = ToolCall(id=tid, name=_str(b.get('name')) or None, input=_dict(b.get('input')),
                         idx=i, time=fmt_ts(r.get('timestamp')), agent=agent or r.get('agentId'), result=None, data=None,
                         failed=False, result_idx=None, sid=r.get('sessionId'))
         elif t == 'user':
             res = tool_results(r)
             for b in res:
-                c = calls.get(b.get('tool_use_id'))
+                c = calls.get(b.get('tool_use_id')) if isinstance(b.get('tool_use_id'), str) else None
                 if c is None or c.result_idx is not None: continue
                 data = r.get('toolUseResult') if len(res) == 1 else None
                 c.update(result=result_txt(b.get('content')), data=data, failed=is_failure(b, data), result_idx=i)
@@ -146,7 +149,7 @@ _READS, _WRITES, _EDITS = {'Read', 'NotebookRead'}, {'Write'}, {'Edit', 'MultiEd
 
 def call_path(c) -> str | None:
     "The file a Read, Write or Edit call works on"
-    return c.input.get('file_path') or c.input.get('notebook_path') if isinstance(c.input, dict) else None
+    return first(p for k in ('file_path', 'notebook_path') if isinstance(p := c.input.get(k), str) and p)
 
 def touched_files(s=None, cwd=None, agents=True) -> Rows:
     "Files session `s` read, wrote or edited (failed calls apart, `failed_as` saying which kind), most touched first"
@@ -188,6 +191,7 @@ USAGE_TOKENS = dict(input='input_tokens', output='output_tokens', cache_write='c
 def model_prices(model) -> dict:
     "fastllm's offline prices for `model`, its other metadata left out (empty when it does not know the model)"
     from fastllm.types import get_model_info
+    if not isinstance(model, str) or not model: return {}
     info = dict(get_model_info(model))
     return {k: v for k, v in info.items() if 'cost' in k} if info.get('input_cost_per_token') is not None else {}
 
@@ -215,6 +219,7 @@ def usage_msgs(pairs, seen=None):
         if r.get('type') != 'assistant': continue
         m = msg_of(r)
         if (model := m.get('model')) == '<synthetic>' or not isinstance(m.get('usage'), dict): continue
+        if not isinstance(model, str): model = '?'  # a model of the wrong shape
         if (k := msg_key(r)) in out: out[k] = (out[k][0], model, m['usage'])
         elif k not in seen: seen.add(k); out[k] = (r, model, m['usage'])
     yield from out.values()
@@ -244,7 +249,7 @@ def usage_rows(parts, # `(key, model, messages, usage, cost)`: messages' tokens 
         o = rows.setdefault(k, AttrDict(model=k, messages=0, **dict.fromkeys(USAGE_TOKENS, 0), cost=0.0,
                                         unknown=set()))
         o.messages += n
-        for f, uk in USAGE_TOKENS.items(): o[f] += u.get(uk) or 0
+        for f, uk in USAGE_TOKENS.items(): o[f] += _int(u.get(uk))
         if c is None: o.unknown.add(model)
         elif o.cost is not None: o.cost += c
     for o in rows.values():
@@ -282,19 +287,19 @@ class Agent(AttrDict):
 
 def _last_text(recs):
     return first(t for r in reversed(recs) if r.get('type') == 'assistant'
-                 for t in [' '.join(b.get('text') or '' for b in rec_blocks(r) if b.get('type') == 'text')] if t.strip())
+                 for t in [' '.join(_str(b.get('text')) for b in rec_blocks(r) if b.get('type') == 'text')] if t.strip())
 
 def _agent(aid, recs, source, call=None, meta=None, path=None):
     meta, inp = meta or {}, (call.input if call else {}) or {}
-    prompt = first(filter(None, map(prompt_text, recs))) or first(r.message.content for r in recs[:1]
-             if r.get('type') == 'user' and isinstance((r.get('message') or {}).get('content'), str))
+    prompt = first(filter(None, map(prompt_text, recs))) or first(c for r in recs[:1]
+             if r.get('type') == 'user' and isinstance(c := msg_content(r), str))
     usage = usage_of(usage_msgs(enumerate(recs)))
     return Agent(id=aid, type=meta.get('agentType') or inp.get('subagent_type'),
                  description=meta.get('description') or inp.get('description'), prompt=prompt or inp.get('prompt'),
                  calls=join_calls(enumerate(recs), aid), result=_last_text(recs) or (call.result if call else None),
                  status=(call.data or {}).get('status') if call and isinstance(call.data, dict) else None,
                  tool_use_id=call.id if call else meta.get('toolUseId'),
-                 model=meta.get('model') or first(usage.attrgot('model')),
+                 model=_str(meta.get('model')) or first(usage.attrgot('model')),
                  ncalls=0, usage=usage, tokens=usage.total.input + usage.total.output, source=source, path=path,
                  time=fmt_ts(first(r.get('timestamp') for r in recs if r.get('timestamp'))))
 
@@ -310,8 +315,8 @@ def sess_agents(s=None, cwd=None) -> Rows:
     s = open_sess(s, cwd)
     calls = join_calls(_main(s)).filter(lambda c: c.name in _AGENT_TOOLS)
     by_id = {c.id: c for c in calls}
-    by_agent = {c.data.get('agentId'): c for c in calls if isinstance(c.data, dict) and c.data.get('agentId')}
-    by_prompt = {c.input.get('prompt'): c for c in calls}
+    by_agent = {a: c for c in calls if isinstance(c.data, dict) and isinstance(a := c.data.get('agentId'), str)}
+    by_prompt = {p: c for c in calls if isinstance(p := c.input.get('prompt'), str)}
     out = []
     for aid, p in s.agents.items():
         recs, meta = s.agent_recs(aid), agent_meta(p)
@@ -321,7 +326,7 @@ def sess_agents(s=None, cwd=None) -> Rows:
         out.append(a)
     side = {}
     for r in s.recs:
-        if r.get('isSidechain'): side.setdefault(r.get('agentId') or 'sidechain', []).append(r)
+        if r.get('isSidechain'): side.setdefault(_str(r.get('agentId')) or 'sidechain', []).append(r)
     for aid, recs in side.items():
         if aid in s.agents: continue
         c = by_agent.get(aid) or by_prompt.get(first(filter(None, map(prompt_text, recs))))
@@ -361,18 +366,19 @@ def sess_stats(s=None, cwd=None) -> SessStats:
     s = open_sess(s, cwd)
     recs = s.recs
     fork_of = first(o for r in recs if r.get('type') == 'assistant' and (o := msg_sess(r, s.sid)) != s.sid)
-    def last(k): return first(r[k] for r in reversed(recs) if r.get(k))
-    ts = [r['timestamp'] for r in recs if r.get('timestamp')]
+    def last(k): return first(v for r in reversed(recs) if isinstance(v := r.get(k), str) and v)
+    ts = [t for r in recs if isinstance(t := r.get('timestamp'), str)]
     usage, tools = sess_usage(s), tool_counts(s)
     cs = first(r for r in reversed(recs) if r.get('type') == 'cost-state')
     return SessStats(sid=s.sid, project=s.path.parent.name if s.path else None,
-        cwd=first(r['cwd'] for r in recs if r.get('cwd')), branch=last('gitBranch'), version=last('version'),
+        cwd=first(c for r in recs if isinstance(c := r.get('cwd'), str) and c), branch=last('gitBranch'),
+        version=last('version'),
         first=fmt_ts(min(ts, default=None)), last=fmt_ts(max(ts, default=None)),
         title=last('customTitle') or last('aiTitle'), prompts=len(sess_prompts(s)),
         turns=len(msgs := list(usage_msgs(_main(s)))), copied=sum(msg_sess(r, s.sid) != s.sid for r, _, _ in msgs),
         tools=tools, errors=sum(tools.attrgot('failed')), subagents=len(sess_agents(s)),
         compactions=sum(r.get('subtype') == 'compact_boundary' for r in recs), models=usage.attrgot('model'),
-        usage=usage, cli_cost=cs.get('totalCostUSD') if cs else None, fork_of=fork_of)
+        usage=usage, cli_cost=c if cs and isinstance(c := cs.get('totalCostUSD'), (int, float)) else None, fork_of=fork_of)
 
 # %% ../nbs/11_forensics.ipynb #d0a13466
 def file_calls(path, needles, agent=None) -> L:
@@ -414,7 +420,7 @@ def find_edits(file, project=None, since=None, until=None, progress=None, index=
 def find_commands(pat, project=None, since=None, until=None, progress=None, index=None) -> Rows:
     "Shell commands, in every session, matching regex `pat`"
     rx = re.compile(pat)
-    want = lambda c: c.name in ('Bash', 'PowerShell') and bool(rx.search(c.input.get('command') or ''))
+    want = lambda c: c.name in ('Bash', 'PowerShell') and bool(rx.search(_str(c.input.get('command'))))
     nds = needles_of(rx) or [Needle('Bash')]
     rows = find_calls(want, nds, project, since, until, progress, f'Commands matching {rx.pattern}', index,
                       names={'Bash', 'PowerShell'}, command=rx)

@@ -94,9 +94,10 @@ CHAIN_TYPES = {'user', 'assistant', 'attachment', 'system', 'progress'}
 def is_chain(r, # a record
              sidechain:bool=False, # count subagents' (sidechain) records too
             ) -> bool:
-    "Can `r` sit on the conversation chain (it has a `uuid` and a chain type)?"
-    return (r.get('type') in CHAIN_TYPES and isinstance(r.get('uuid'), str)
-            and (sidechain or not r.get('isSidechain')))
+    "Can `r` sit on the conversation chain (it has a chain type, a `uuid`, and a `parentUuid` that is a string or null)?"
+    t, p = r.get('type'), r.get('parentUuid')
+    return (isinstance(t, str) and t in CHAIN_TYPES and isinstance(r.get('uuid'), str)
+            and (p is None or isinstance(p, str)) and (sidechain or not r.get('isSidechain')))
 
 # %% ../nbs/02_rec.ipynb #5a0e1c1b
 def msg_id(r, # a record
@@ -109,8 +110,9 @@ def msg_id(r, # a record
 def msg_key(r, # an assistant record
            ):
     "What identifies the API message `r` belongs to: its message id with its request id, else its own uuid"
-    i = msg_id(r)
-    return (i, r.get('requestId') or r.get('requestRef')) if i else r.get('uuid')
+    i, q, u = msg_id(r), r.get('requestId') or r.get('requestRef'), r.get('uuid')
+    if i: return (i, q if isinstance(q, str) else None)
+    return u if isinstance(u, str) else ('record', id(r))  # a record of the wrong shape is a message of its own
 
 # %% ../nbs/02_rec.ipynb #5a0e1c1e
 def trunc(s:str, # the text to cut

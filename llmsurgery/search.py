@@ -92,7 +92,8 @@ def rec_hit(r, # a record
     if role and rl not in role: return None
     for kind, b, text in rec_fields(r):
         name = (b.get('name') if kind == 'tool_use' else
-                (tool_names or {}).get(b.get('tool_use_id')) if kind == 'tool_result' else None)
+                (tool_names or {}).get(_s(b.get('tool_use_id'))) if kind == 'tool_result' else None)
+        name = name if isinstance(name, str) else None  # a block of the wrong shape names no tool
         if tool and name not in tool: continue
         if m := rx.search(text):
             ts = r.get('timestamp')

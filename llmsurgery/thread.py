@@ -38,9 +38,11 @@ class _Chain:
         self.sidechain, self.recs, self.by_id, self.mid, parents, bounds = sidechain, [], {}, {}, [], []
         keep, by_id, mid = self.recs.append, self.by_id, self.mid
         for r in recs:  # one pass over every record, `is_chain` inlined: touching each record once is what costs
-            u, t = r.get('uuid'), r.get('type')
-            if t not in CHAIN_TYPES or type(u) is not str or (not sidechain and r.get('isSidechain')): continue
-            keep(r); by_id[u] = r; parents.append(r.get('parentUuid'))
+            u, t, p = r.get('uuid'), r.get('type'), r.get('parentUuid')
+            if type(t) is not str or t not in CHAIN_TYPES or type(u) is not str or (not sidechain and r.get('isSidechain')):
+                continue
+            if p is not None and type(p) is not str: continue  # a record of the wrong shape: kept, not on the chain
+            keep(r); by_id[u] = r; parents.append(p)
             if t == 'assistant': mid[u] = msg_id(r)
             elif preserved and t == 'system' and r.get('subtype') == 'compact_boundary': bounds.append(r)
         self.par, self.ch, prev = {}, {}, None
@@ -54,9 +56,11 @@ class _Chain:
                 if p is not None: ch.setdefault(p, []).append(u)
             prev = u
         for r in bounds:  # rule 3: re-link segments kept across compactions
-            seg = (r.get('compactMetadata') or {}).get('preservedSegment') or {}
+            cm = r.get('compactMetadata')
+            seg = cm.get('preservedSegment') if isinstance(cm, dict) else None
+            if not isinstance(seg, dict): continue
             head, anchor, tail = seg.get('headUuid'), seg.get('anchorUuid'), seg.get('tailUuid')
-            if not all(u in self.by_id for u in (head, anchor, tail)): continue
+            if not all(type(u) is str and u in self.by_id for u in (head, anchor, tail)): continue
             for u in list(self.ch.get(anchor, [])):
                 if u != head: self._link(u, tail)
             self._link(head, anchor)
@@ -124,7 +128,8 @@ def _chain(recs):
     return chain if chain.recs else _Chain(recs, sidechain=True)
 
 def _last_leaf_uuid(recs):
-    return first(r.get('leafUuid') for r in reversed(recs) if r.get('type') == 'last-prompt')
+    u = first(r.get('leafUuid') for r in reversed(recs) if r.get('type') == 'last-prompt')
+    return u if type(u) is str else None
 
 def _recs(recs):
     "Records from `recs`: a list of them, a `Sess`, or any iterable of them"
@@ -150,7 +155,7 @@ def sess_history(recs, # a session's records in file order (or a `Sess`)
     chain = _chain(recs)
     plain = _Chain(recs, sidechain=chain.sidechain, preserved=False)
     res = _add_parallel_results(chain, chain.path(_last_leaf_uuid(recs)))
-    while res and (u := chain.by_id[res[0]].get('logicalParentUuid')) in plain.by_id:
+    while res and type(u := chain.by_id[res[0]].get('logicalParentUuid')) is str and u in plain.by_id:
         before = _add_parallel_results(plain, plain.walk(u))  # as written: kept messages in their first place
         seen = set(before)
         res = before + [v for v in res if v not in seen]

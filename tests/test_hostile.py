@@ -3,7 +3,7 @@
 Each test builds a small archive under a scratch `$CLAUDE_CONFIG_DIR` from the recorded fixtures, plants one hostile
 thing in it and checks what the library and the command line do with it. Numbers in the test names are the items of
 issue 10."""
-import os, re, sys, json, stat, tempfile, shutil, signal, subprocess, resource, warnings, multiprocessing, contextlib
+import os, re, sys, time, json, stat, tempfile, shutil, signal, subprocess, resource, warnings, multiprocessing, contextlib
 from pathlib import Path
 import pytest
 from fastcore.foundation import L
@@ -15,9 +15,7 @@ from llmsurgery.thread import *
 from llmsurgery.search import *
 from llmsurgery.forensics import *
 from llmsurgery.write import *
-try: from llmsurgery.write import WriteError
-except ImportError: WriteError = RuntimeError  # before issue 10
-from llmsurgery.convert import recs2chat, nb2sess
+from llmsurgery.convert import recs2chat, recs2dlg, nb2sess, ConvertError
 from llmsurgery.fixtures import fixture, fixture_sess
 from llmsurgery import cli
 
@@ -197,10 +195,10 @@ def readers(path, sid):
         prompts=lambda: sess_prompts(path), replies=lambda: repr(sess_replies(path)), tools=lambda: repr(sess_tools(path)),
         errors=lambda: sess_errors(path), stats=lambda: repr(sess_stats(path)), agents=lambda: repr(sess_agents(path)),
         usage=lambda: repr(sess_usage(path)), files=lambda: repr(touched_files(path)), cmds=lambda: repr(sess_commands(path)),
-        ls=lambda: repr(ls_sess()), find=lambda: repr(find_sess('(?i)t')), edits=lambda: find_edits('notes.txt'),
+        dlg=lambda: recs2dlg(load_recs(path), 'x'), ls=lambda: repr(ls_sess()), find=lambda: repr(find_sess('(?i)t')), edits=lambda: find_edits('notes.txt'),
         errs=lambda: find_errors(), by=lambda: find_usage('day'), info=lambda: Sess(path).to_data())
 
-ALLOWED = (TranscriptError, ThreadError)
+ALLOWED = (TranscriptError, ThreadError, ConvertError)
 
 @pytest.mark.parametrize('field,value', WRONG, ids=[f for f, _ in WRONG])
 def test_03_wrong_shapes_do_not_crash_readers(arc, field, value):
@@ -216,6 +214,21 @@ def test_03_wrong_shapes_do_not_crash_readers(arc, field, value):
                 f()
         except ALLOWED: pass
         except Exception as e: pytest.fail(f'{name} with {field}={value!r} ({hit} records): {type(e).__name__}: {e}')
+
+def test_03_values_nested_as_deep_as_json_allows(arc):
+    "A tool input nested 1,020 lists deep (orjson reads up to 1,024): readers cope, or raise the library's own error"
+    p = tools_dir(arc)/f'{SID}.jsonl'
+    recs = [json.loads(l) for l in p.read_text().splitlines()]
+    for r in recs:
+        for b in tool_uses(r): b['input']['deep'] = '@@'
+    p.write_text(''.join(json.dumps(r) + '\n' for r in recs).replace('"@@"', '['*1020 + ']'*1020))
+    for name, f in readers(p, SID).items():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                f()
+        except ALLOWED: pass
+        except Exception as e: pytest.fail(f'{name}: {type(e).__name__}: {e}')
 
 @pytest.mark.parametrize('field,value', WRONG[:10], ids=[f for f, _ in WRONG[:10]])
 def test_03_wrong_shapes_do_not_crash_the_command_line(arc, capsys, field, value):
@@ -424,19 +437,25 @@ def test_12_a_failed_fork_leaves_no_orphan_folder(arc):
 
 def test_12_stale_temporary_files_are_cleaned_on_the_next_write(arc, tmp_path):
     d = tools_dir(arc)
-    stale = d/f'.{SID}.jsonl.k3j4h5g6.tmp'
+    stale = d/f'.{SID}.jsonl.k3j4h5g6.tmp'  # left by a save that was killed an hour ago
     stale.write_bytes(b'x'*1000)
     import fcntl
-    live = d/'.99999999-0000-4000-8000-000000000001.jsonl.a1b2c3d4.tmp'  # a save still running in another process
+    live = d/'.99999999-0000-4000-8000-000000000001.jsonl.a1b2c3d4.tmp'  # a long save still running elsewhere
     fd = os.open(live, os.O_CREAT | os.O_WRONLY)
     fcntl.flock(fd, fcntl.LOCK_EX)
+    fresh = d/'.99999999-0000-4000-8000-000000000002.jsonl.a1b2c3d5.tmp'  # made a moment ago, not locked yet
+    fresh.write_bytes(b'')
     other = d/'.notes.txt.swp'
     other.write_text('not ours')
+    for p in (stale, live, other): os.utime(p, (time.time() - 3600, time.time() - 3600))
     try:
         save_sess([mk_rec('user', 'hi', cwd=TOOLS.cwd)], cwd=TOOLS.cwd)
-        assert not stale.exists() and live.exists() and other.exists()
+        assert not stale.exists() and live.exists() and fresh.exists() and other.exists()
     finally: os.close(fd)
-    assert not [p for p in d.iterdir() if p.name.endswith('.tmp') and p != live]
+    stale.write_bytes(b'x')
+    os.utime(stale, (time.time() - 3600, time.time() - 3600))
+    append_sess([mk_rec('user', 'hi again', cwd=TOOLS.cwd)], SID)  # an append cleans too, and `live`'s writer is gone
+    assert sorted(p.name for p in d.iterdir() if p.name.endswith('.tmp')) == [fresh.name]
 
 # ---------------------------------------------------------------------------------------------------------------------
 # 13. Two notebooks with the same name are two sessions
