@@ -192,7 +192,7 @@ def _recs2dlg(recs, name, mx):
         if not reply: return
         if prompt is None: prompt = add_prompts(dlg, [])[0]
         set_reply(prompt, [m for m, _ in merge_frags(reply)], mx)
-        last = msg_of(first((f[2] for f in reversed(reply) if f[0] == 'assistant'), default={}))  # none: a damaged file
+        last = msg_of(first(f[2] for f in reversed(reply) if f[0] == 'assistant') or {})  # none in a damaged file
         prompt.meta |= {k: last[k] for k in ('model', 'usage') if k in last}
         reply = []
     for f in rec_frags(sess_thread(recs), think=False, system=True):
@@ -317,4 +317,8 @@ def nb2sess(fname, # a dialog notebook
     "Write dialog notebook `fname` as a Claude Code session (see `dlg2sess`); returns its id"
     if not Path(fname).is_file(): raise FileNotFoundError(f'No notebook at {fname}')
     _check_ipynb(fname)
-    return dlg2sess(read_ipynb(fname), cwd, canon([key, str(Path(fname).resolve())]))
+    try: dlg = read_ipynb(fname)
+    except (TypeError, AttributeError, KeyError, IndexError, ValueError) as e:  # cells of shapes aidialog cannot read
+        raise NotebookError(fname, f'{type(e).__name__}: {e}') from None
+    if dlg is None: raise NotebookError(fname, 'no dialog in it')
+    return dlg2sess(dlg, cwd, canon([key, str(Path(fname).resolve())]))

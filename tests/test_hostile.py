@@ -534,7 +534,9 @@ def test_15_result_with_a_missing_or_ambiguous_id(arc, capsys, tid):
     assert rc == 2 and len(err.strip().splitlines()) == 1 and 'Traceback' not in err
 
 @pytest.mark.parametrize('content', ['', '[]', '{"cells": 5}', '{"cells": [5]}', '{"cells": [{"cell_type": 3}]}', 'nope',
-                                     '{"cells": [{"cell_type": "code", "source": 5}]}', '\xff'])
+                                     '{"cells": [{"cell_type": "code", "source": 5}]}', '\xff',
+                                     '{"cells": [{"cell_type": "markdown", "source": "x", "attachments": 5}]}',
+                                     '{"cells": [], "metadata": 7}'])
 def test_15_nb2sess_of_a_bad_notebook(arc, capsys, tmp_path, content):
     nb = tmp_path/'bad.ipynb'
     nb.write_bytes(content.encode('latin-1'))
