@@ -287,8 +287,8 @@ def _index_file(self:ArchiveIndex, fid, path, chunk=32 << 20) -> int:
     con = self.con
     size, mtime_ns, ino, head_len, head, tail, offset = con.execute(
         'SELECT size, mtime_ns, ino, head_len, head_hash, tail_hash, offset FROM files WHERE id=?', (fid,)).fetchone()
-    try: f = open(path, 'rb')
-    except OSError: return 0
+    try: f = open_transcript(path)
+    except (OSError, TranscriptError): return 0
     with f:
         st = os.fstat(f.fileno())
         if (st.st_size, st.st_mtime_ns, st.st_ino) == (size, mtime_ns, ino): return 0
@@ -586,7 +586,7 @@ def read_recs(path, # a transcript
               locs, # `(index, offset, length)` of records in it, in file order
              ):
     "Yield `(index, record)` for each record of `locs`, read from transcript `path`"
-    with open(path, 'rb') as f:
+    with open_transcript(path) as f:
         for i, off, n in locs:
             f.seek(off)
             if (r := parse_rec(f.read(n))) is not None: yield i, r
