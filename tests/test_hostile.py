@@ -53,7 +53,7 @@ def run(capsys, *argv):
     out, err = capsys.readouterr()
     return rc, out, err
 
-TREE_CMDS = [['find', 'Tidy'], ['agents', AGENT.sid], ['tools', '--agents', AGENT.sid], ['usage', '--by', 'day'],
+TREE_CMDS = [['find', 'Tidy'], ['agents', AGENT.sid], ['tools', AGENT.sid], ['usage', '--by', 'day'],
              ['errors', '--all'], ['ls'], ['commands', '--grep', 'ls'], ['files', '--edited', 'notes.txt'],
              ['usage', '--by', 'session'], ['find', 'Tidy', '--no-agents']]
 
@@ -501,8 +501,11 @@ def test_14_control_characters_are_shown_escaped(arc, tmp_path, capsys, argv):
     if argv[0] in ('show', 'prompts', 'grep'): assert '\\x1b]0;pwned\\x07' in out
     rc, out, err = run(capsys, *argv, *([sid] if takes_sid else []), '--json')
     assert not RAW.search(out) and rc in (0, 1)
-    if argv[0] != 'show': json.loads(out)
-    else: [json.loads(l) for l in out.splitlines()]
+    json.loads(out)
+    if argv[0] == 'show':  # and the records one per line
+        rc, out, err = run(capsys, *argv, sid, '--jsonl')
+        assert not RAW.search(out) and rc == 0
+        assert [json.loads(l)['type'] for l in out.splitlines()][:1] == ['user']
 
 def test_14_fmt_recs_and_tables_escape_too(arc, tmp_path):
     sid = evil_session(arc, tmp_path)
