@@ -41,13 +41,19 @@ def _dict(v): return v if isinstance(v, dict) else {}
 def _int(v): return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
 # %% ../nbs/11_forensics.ipynb #e3de911c
-def sess_prompts(s=None, cwd=None) -> Rows:
+def sess_prompts(s=None, # a session, as `open_sess` takes it
+                 cwd=None, # the project directory for `.` and for ids
+                ) -> Rows:
     "What a person typed or sent in session `s`: no tool results, meta rows, slash-command envelopes or notifications"
     s = open_sess(s, cwd)
-    return Rows([AttrDict(idx=i, time=fmt_ts(r.get('timestamp')), text=t, uuid=r.get('uuid'), source=r.get('promptSource'))
-                 for i, r in _main(s) if (t := prompt_text(r))], cols=['idx', 'time', 'text'], title=f'Prompts of {s.sid}')
+    rows = [AttrDict(idx=i, time=fmt_ts(r.get('timestamp')), text=t, uuid=r.get('uuid'), source=r.get('promptSource'))
+            for i, r in _main(s) if (t := prompt_text(r))]
+    return Rows(rows, cols=['idx', 'time', 'text'], title=f'Prompts of {s.sid}')
 
-def sess_replies(s=None, cwd=None, thinking=False) -> Rows:
+def sess_replies(s=None, # a session, as `open_sess` takes it
+                 cwd=None, # the project directory for `.` and for ids
+                 thinking=False, # show thinking blocks too
+                ) -> Rows:
     "The assistant's replies in session `s`, one per API message (its records grouped by `message.id`)"
     s, out = open_sess(s, cwd), {}
     for i, r in _main(s):
@@ -73,19 +79,24 @@ class ToolCall(AttrDict):
     def __repr__(self):
         return f"ToolCall({self.name}: {tool_summary(self.input)[:60]!r} -> {'failed' if self.failed else 'ok'})"
 
-def fmt_call(c:ToolCall) -> str:
+def fmt_call(c:ToolCall, # a tool call joined with its result
+            ) -> str:
     "Tool call `c` for people: which call, when, its input, and the tool's whole output"
     head = f"{c.name} {c.id}" + (f" (agent {c.agent})" if c.agent else '') + (f" at {c.time}" if c.time else '')
     inp = c.input if isinstance(c.input, str) else json.dumps(c.input, indent=1, ensure_ascii=False)
     out = '(no result in the transcript)' if c.result is None else c.result
     return f"{head}{'  FAILED' if c.failed else ''}\n--- input ---\n{inp}\n--- output ---\n{out}"
 
-def is_failure(block, data=None) -> bool:
+def is_failure(block, # a `tool_result` block
+               data=None, # the record's `toolUseResult`, when it has one
+              ) -> bool:
     "Did the tool call whose result is `block` (with `toolUseResult` `data`) fail?"
     return (block.get('is_error') is True or (isinstance(data, dict) and data.get('success') is False)
             or (isinstance(data, str) and data.startswith('Error')))
 
-def join_calls(pairs, agent=None) -> L:
+def join_calls(pairs, # `(index, record)` pairs of one transcript
+               agent=None, # the subagent's id, when they are its
+              ) -> L:
     "Tool calls of `(index, record)` pairs in file order, each joined with its result by `tool_use` id"
     calls = {}
     for i, r in pairs:
@@ -113,7 +124,11 @@ def _calls_rows(calls, title, cols=_call_cols):
     for c in calls: c.summary = tool_summary(c.input)
     return Rows(calls, cols=_agent_col(calls) + cols, title=title)
 
-def sess_tools(s=None, cwd=None, agents=True, name=None) -> Rows:
+def sess_tools(s=None, # a session, as `open_sess` takes it
+               cwd=None, # the project directory for `.` and for ids
+               agents=True, # its subagents' calls too
+               name=None, # only calls of this tool (or these tools)
+              ) -> Rows:
     "Every tool call of session `s` (its subagents' too with `agents`) joined with its result; `name`: only these tools"
     s, name = open_sess(s, cwd), _as_set(name)
     calls = join_calls(_main(s))
@@ -121,14 +136,20 @@ def sess_tools(s=None, cwd=None, agents=True, name=None) -> Rows:
     if name: calls = calls.filter(lambda c: c.name in name)
     return _calls_rows(calls, f'Tool calls of {s.sid}')
 
-def tool_result(tool_id, s=None, cwd=None) -> ToolCall:
+def tool_result(tool_id, # a `tool_use` id, or a unique start of it
+                s=None, # a session, as `open_sess` takes it
+                cwd=None, # the project directory for `.` and for ids
+               ) -> ToolCall:
     "The tool call with id `tool_id` (or a unique start of it) in session `s` or its subagents, with its result"
     calls = L(c for c in sess_tools(s, cwd, agents=True) if c.id.startswith(tool_id))
     if len(calls) == 1: return calls[0]
     if not calls: raise KeyError(f'No tool call {tool_id!r} in session {open_sess(s, cwd).sid}')
     raise KeyError(f'{tool_id!r} starts {len(calls)} tool call ids: ' + ', '.join(calls.attrgot('id')[:5]))
 
-def tool_counts(s=None, cwd=None, agents=True) -> Rows:
+def tool_counts(s=None, # a session, as `open_sess` takes it
+                cwd=None, # the project directory for `.` and for ids
+                agents=True, # its subagents' calls too
+               ) -> Rows:
     "Calls and failures by tool in session `s` (subagents included unless `agents=False`), most used first"
     calls = sess_tools(s, cwd, agents)
     n, bad = Counter(calls.attrgot('name')), Counter(c.name for c in calls if c.failed)
@@ -138,7 +159,8 @@ def tool_counts(s=None, cwd=None, agents=True) -> Rows:
 @patch
 def _repr_markdown_(self:ToolCall):
     "The call, whether it failed, and its result's text"
-    head = f"**{self.name}** `{trunc(tool_summary(self.input), 200, count=False)}`" + (' **failed**' if self.failed else '')
+    head = f"**{self.name}** `{trunc(tool_summary(self.input), 200, count=False)}`"
+    if self.failed: head += ' **failed**'
     if self.result is None: return head + ' (no result)'
     out = trunc(self.result, 2000)
     fence = '`' * max([3] + [len(r) + 1 for r in re.findall('`{3,}', out)])
@@ -146,16 +168,21 @@ def _repr_markdown_(self:ToolCall):
 
 # %% ../nbs/11_forensics.ipynb #666f18bb
 _READS, _WRITES, _EDITS = {'Read', 'NotebookRead'}, {'Write'}, {'Edit', 'MultiEdit', 'NotebookEdit'}
+_KINDS = [('read', _READS), ('written', _WRITES), ('edited', _EDITS)]
 
-def call_path(c) -> str | None:
+def call_path(c, # a `ToolCall`
+             ) -> str | None:
     "The file a Read, Write or Edit call works on"
     return first(p for k in ('file_path', 'notebook_path') if isinstance(p := c.input.get(k), str) and p)
 
-def touched_files(s=None, cwd=None, agents=True) -> Rows:
+def touched_files(s=None, # a session, as `open_sess` takes it
+                  cwd=None, # the project directory for `.` and for ids
+                  agents=True, # its subagents' calls too
+                 ) -> Rows:
     "Files session `s` read, wrote or edited (failed calls apart, `failed_as` saying which kind), most touched first"
     files = {}
     for c in sess_tools(s, cwd, agents):
-        kind = 'read' if c.name in _READS else 'written' if c.name in _WRITES else 'edited' if c.name in _EDITS else None
+        kind = next((k for k, names in _KINDS if c.name in names), None)
         if not kind or not (p := call_path(c)): continue
         o = files.setdefault(p, AttrDict(path=p, read=0, written=0, edited=0, failed=0, failed_as=Counter()))
         if c.failed: o.failed += 1; o.failed_as[kind] += 1
@@ -166,19 +193,26 @@ def touched_files(s=None, cwd=None, agents=True) -> Rows:
 
 _exit_re = re.compile(r'^(?:Error: )?Exit code (\d+)')
 
-def exit_code(c) -> int | None:
+def exit_code(c, # a Bash `ToolCall`
+             ) -> int | None:
     "Exit status of a Bash call: 0 when it succeeded, N from 'Exit code N' when it failed, None when unknown"
     if c.result is None: return None
     if m := _exit_re.match(c.result) or (_exit_re.match(c.data) if isinstance(c.data, str) else None): return int(m[1])
     return None if c.failed else 0
 
-def sess_commands(s=None, cwd=None, agents=True) -> Rows:
+def sess_commands(s=None, # a session, as `open_sess` takes it
+                  cwd=None, # the project directory for `.` and for ids
+                  agents=True, # its subagents' calls too
+                 ) -> Rows:
     "Shell commands session `s` ran, with exit status and output"
     calls = sess_tools(s, cwd, agents, name=['Bash', 'PowerShell'])
     for c in calls: c.command, c.exit = c.input.get('command'), exit_code(c)
     return Rows(calls, cols=_agent_col(calls) + ['idx', 'time', 'exit', 'command', 'result'], title='Commands')
 
-def sess_errors(s=None, cwd=None, agents=True) -> Rows:
+def sess_errors(s=None, # a session, as `open_sess` takes it
+                cwd=None, # the project directory for `.` and for ids
+                agents=True, # its subagents' calls too
+               ) -> Rows:
     "Tool calls of session `s` that failed (`is_error`, `success: false`, or an error string), with the error"
     calls = sess_tools(s, cwd, agents).filter(lambda c: c.failed)
     return Rows(calls, cols=_agent_col(calls) + ['idx', 'time', 'name', 'summary', 'result'], title='Failed tool calls')
@@ -188,14 +222,17 @@ USAGE_TOKENS = dict(input='input_tokens', output='output_tokens', cache_write='c
                     cache_read='cache_read_input_tokens')  # a usage row's token counts, and the fields they sum
 
 @functools.cache
-def model_prices(model) -> dict:
+def model_prices(model, # a model name, e.g. `claude-sonnet-4-6`
+                ) -> dict:
     "fastllm's offline prices for `model`, its other metadata left out (empty when it does not know the model)"
     from fastllm.types import get_model_info
     if not isinstance(model, str) or not model: return {}
     info = dict(get_model_info(model))
     return {k: v for k, v in info.items() if 'cost' in k} if info.get('input_cost_per_token') is not None else {}
 
-def msg_cost(model, usage) -> float | None:
+def msg_cost(model, # the model that answered
+             usage, # the message's `usage` dict
+            ) -> float | None:
     "Dollar cost of one API message from its `usage`, by fastllm's price table; None for a model it does not know"
     from fastllm.anthropic import cost
     if not (m := model_prices(model)): return None
@@ -212,7 +249,9 @@ def msg_sess(r, # an assistant record
     "The session an API message belongs to: the one `requestSessionId` names (a fork's copies), else `sid`"
     return r['requestSessionId'] if is_sid(r.get('requestSessionId')) else sid
 
-def usage_msgs(pairs, seen=None):
+def usage_msgs(pairs, # `(index, record)` pairs
+               seen=None, # a set of message keys already counted (updated)
+              ):
     "`(record, model, usage)` for each API message in `(index, record)` pairs, once, with its last record's `usage`"
     seen, out = set() if seen is None else seen, {}
     for _, r in pairs:
@@ -258,7 +297,10 @@ def usage_rows(parts, # `(key, model, messages, usage, cost)`: messages' tokens 
         o.unknown = sorted(o.unknown)
     return Usage(sorted(rows.values(), key=lambda o: str(o.model)), title=title)
 
-def usage_of(msgs, key=lambda r, model: model, title=None) -> Usage:
+def usage_of(msgs, # `(record, model, usage)` triples, as `usage_msgs` gives them
+             key=lambda r, model: model, # what to sum by: `key(record, model)`
+             title=None, # the table's title
+            ) -> Usage:
     "Sum `(record, model, usage)` messages by `key(record, model)` (default: the model) into a `Usage`"
     return usage_rows(((key(r, model), model, 1, u, msg_cost(model, u)) for r, model, u in msgs), title)
 
@@ -282,12 +324,13 @@ def sess_usage(s=None, # a session, as `open_sess` takes it
 _AGENT_TOOLS = {'Agent', 'Task'}
 
 class Agent(AttrDict):
-    "A subagent: `id`, `type`, `description`, `prompt`, `calls` (`ToolCall`s), `result`, `usage`, `source`, `tool_use_id`"
+    "A subagent: `id`, `type`, `description`, `prompt`, `calls` (`ToolCall`s), `result`, `usage`, `source`, ..."
     def __repr__(self): return f'Agent({self.id}, {self.type}, {self.description!r}, {len(self.calls)} tool calls)'
 
 def _last_text(recs):
-    return first(t for r in reversed(recs) if r.get('type') == 'assistant'
-                 for t in [' '.join(_str(b.get('text')) for b in rec_blocks(r) if b.get('type') == 'text')] if t.strip())
+    texts = (' '.join(_str(b.get('text')) for b in rec_blocks(r) if b.get('type') == 'text')
+             for r in reversed(recs) if r.get('type') == 'assistant')
+    return first(t for t in texts if t.strip())
 
 def _agent(aid, recs, source, call=None, meta=None, path=None):
     meta, inp = meta or {}, (call.input if call else {}) or {}
@@ -310,8 +353,10 @@ def _note_text(r):
     c = msg_content(r) if r.get('type') == 'user' else None
     return c if isinstance(c, str) and c.lstrip().startswith('<task-notification>') else ''
 
-def sess_agents(s=None, cwd=None) -> Rows:
-    "The subagents of session `s`: from `<sid>/subagents/`, flat `agent-*.jsonl` files, and sidechain records in the file"
+def sess_agents(s=None, # a session, as `open_sess` takes it
+                cwd=None, # the project directory for `.` and for ids
+               ) -> Rows:
+    "The subagents of session `s`: in `<sid>/subagents/`, flat `agent-*.jsonl` files, and sidechain records in its file"
     s = open_sess(s, cwd)
     calls = join_calls(_main(s)).filter(lambda c: c.name in _AGENT_TOOLS)
     by_id = {c.id: c for c in calls}
@@ -338,10 +383,11 @@ def sess_agents(s=None, cwd=None) -> Rows:
 
 # %% ../nbs/11_forensics.ipynb #a05915ed
 class SessStats(AttrDict):
-    "One screen about a session: where and when it ran, prompts, turns, tools, errors, subagents, compactions, tokens, cost"
+    "One screen about a session: where and when it ran, prompts, turns, tools, errors, subagents, tokens, cost"
     def lines(self):
         t, u = self, self.usage.total
-        cost = f'${u.cost:.4f}' + (f" (+ unknown models: {', '.join(self.usage.unknown)})" if self.usage.unknown else '')
+        cost = f'${u.cost:.4f}'
+        if self.usage.unknown: cost += f" (+ unknown models: {', '.join(self.usage.unknown)})"
         if t.cli_cost is not None and abs(t.cli_cost - (u.cost or 0)) > 5e-5:
             why = [w for w, n in (("the compaction's summary" + 's'*(t.compactions > 1), t.compactions),
                                   (f'the calls of {t.fork_of}, which a fork carries on', t.fork_of)) if n]
@@ -355,14 +401,17 @@ class SessStats(AttrDict):
                 ('tools', ', '.join(f'{o.tool} {o.calls}' for o in t.tools) or '-'),
                 ('errors', t.errors), ('subagents', t.subagents), ('compactions', t.compactions),
                 ('models', ', '.join(t.models) or '-'),
-                ('tokens', f'{u.input:,} in, {u.output:,} out, {u.cache_write:,} cache write, {u.cache_read:,} cache read'),
+                ('tokens', f'{u.input:,} in, {u.output:,} out, {u.cache_write:,} cache write, '
+                           f'{u.cache_read:,} cache read'),
                 ('cost', cost)]
     def __repr__(self): return '\n'.join(f'{k:<12} {v}' for k, v in self.lines() if v not in (None, ''))
     def _repr_markdown_(self): return '| | |\n|---|---|\n' + '\n'.join(f'| **{k}** | {str(v).replace("|", "/")} |'
                                                                      for k, v in self.lines() if v not in (None, ''))
 
-def sess_stats(s=None, cwd=None) -> SessStats:
-    "A dashboard of session `s`: id, project, cwd, branch, version, time span, prompts, turns, tools, errors, tokens, cost"
+def sess_stats(s=None, # a session, as `open_sess` takes it
+               cwd=None, # the project directory for `.` and for ids
+              ) -> SessStats:
+    "A dashboard of session `s`: id, project, cwd, branch, version, times, prompts, turns, tools, errors, tokens, cost"
     s = open_sess(s, cwd)
     recs = s.recs
     fork_of = first(o for r in recs if r.get('type') == 'assistant' and (o := msg_sess(r, s.sid)) != s.sid)
@@ -378,10 +427,14 @@ def sess_stats(s=None, cwd=None) -> SessStats:
         turns=len(msgs := list(usage_msgs(_main(s)))), copied=sum(msg_sess(r, s.sid) != s.sid for r, _, _ in msgs),
         tools=tools, errors=sum(tools.attrgot('failed')), subagents=len(sess_agents(s)),
         compactions=sum(r.get('subtype') == 'compact_boundary' for r in recs), models=usage.attrgot('model'),
-        usage=usage, cli_cost=c if cs and isinstance(c := cs.get('totalCostUSD'), (int, float)) else None, fork_of=fork_of)
+        usage=usage, fork_of=fork_of,
+        cli_cost=c if cs and isinstance(c := cs.get('totalCostUSD'), (int, float)) else None)
 
 # %% ../nbs/11_forensics.ipynb #d0a13466
-def file_calls(path, needles, agent=None) -> L:
+def file_calls(path, # a transcript
+               needles, # `Needle`s: a record holding none of them is not parsed
+               agent=None, # the subagent's id, when `path` is its transcript
+              ) -> L:
     "Tool calls of which a record of transcript `path` holds one of `needles`, joined with their other half"
     pairs = dict(scan_recs(path, needles))
     uses = {i for r in pairs.values() for i in tool_use_ids(r)}
@@ -396,11 +449,19 @@ def _scan(project, since, progress, read, **kw):
         with skipping(p): res = read(p, aid)
         yield t, aid, res
 
-def find_calls(want, needles, project=None, since=None, until=None, progress=None, title=None, index=None,
-               **where) -> Rows:
-    "Calls in all sessions for which `want(call)` holds, newest first, found by raw-bytes `needles` (or `index`, `where`)"
-    src = index.calls(project, since, progress, **where) if index is not None else _scan(project, since, progress,
-                                                                                       lambda p, a: file_calls(p, needles, a))
+def find_calls(want, # `want(call)`: keep this call?
+               needles, # `Needle`s a record must hold to be parsed
+               project=None, # only projects whose folder name holds this, or the project of this directory
+               since=None, # only what was written from this time on (see `ts_bound`)
+               until=None, # only what was written up to this time
+               progress=None, # called as `progress(done, total)` while the files are visited
+               title=None, # the table's title
+               index=None, # an `ArchiveIndex` to answer from, instead of scanning every transcript
+               **where, # with `index`: what the index narrows calls by (`names`, `failed`, ...)
+              ) -> Rows:
+    "Calls in all sessions for which `want(call)` holds, newest first, found by `needles` (or by `index` and `where`)"
+    if index is not None: src = index.calls(project, since, progress, **where)
+    else: src = _scan(project, since, progress, lambda p, a: file_calls(p, needles, a))
     out = []
     for t, aid, calls in src:
         for c in calls:
@@ -411,13 +472,25 @@ def find_calls(want, needles, project=None, since=None, until=None, progress=Non
 
 def _is_path(p, f): return p == f or p.endswith('/' + f.lstrip('/'))
 
-def find_edits(file, project=None, since=None, until=None, progress=None, index=None) -> Rows:
+def find_edits(file, # a full path or its end, as `core.py` or `pkg/core.py`
+               project=None, # only projects whose folder name holds this, or the project of this directory
+               since=None, # only what was written from this time on (see `ts_bound`)
+               until=None, # only what was written up to this time
+               progress=None, # called as `progress(done, total)` while the files are visited
+               index=None, # an `ArchiveIndex` to answer from, instead of scanning every transcript
+              ) -> Rows:
     "Write and Edit calls, in every session, on `file` (a full path or its end, as `core.py` or `pkg/core.py`)"
     want = lambda c: c.name in _WRITES | _EDITS and (p := call_path(c)) and _is_path(p, file)
     return find_calls(want, [Needle(Path(file).name)], project, since, until, progress, f'Edits of {file}', index,
                       names=_WRITES | _EDITS, path=file)
 
-def find_commands(pat, project=None, since=None, until=None, progress=None, index=None) -> Rows:
+def find_commands(pat, # a regex the command must match
+                  project=None, # only projects whose folder name holds this, or the project of this directory
+                  since=None, # only what was written from this time on (see `ts_bound`)
+                  until=None, # only what was written up to this time
+                  progress=None, # called as `progress(done, total)` while the files are visited
+                  index=None, # an `ArchiveIndex` to answer from, instead of scanning every transcript
+                 ) -> Rows:
     "Shell commands, in every session, matching regex `pat`"
     rx = re.compile(pat)
     want = lambda c: c.name in ('Bash', 'PowerShell') and bool(rx.search(_str(c.input.get('command'))))
@@ -428,14 +501,22 @@ def find_commands(pat, project=None, since=None, until=None, progress=None, inde
     rows.cols = ['sid', 'time', 'exit', 'summary']
     return rows
 
-_ERR_NEEDLES = [Needle.raw(b'"is_error"', rb'"is_error"\s*:\s*true'), Needle.raw(b'"success"', rb'"success"\s*:\s*false'),
+_ERR_NEEDLES = [Needle.raw(b'"is_error"', rb'"is_error"\s*:\s*true'),
+                Needle.raw(b'"success"', rb'"success"\s*:\s*false'),
                 Needle.raw(b'"toolUseResult"', rb'"toolUseResult"\s*:\s*"Error')]
 
-def find_errors(tool=None, project=None, since=None, until=None, progress=None, index=None) -> Rows:
+def find_errors(tool=None, # only calls of this tool (or these tools)
+                project=None, # only projects whose folder name holds this, or the project of this directory
+                since=None, # only what was written from this time on (see `ts_bound`)
+                until=None, # only what was written up to this time
+                progress=None, # called as `progress(done, total)` while the files are visited
+                index=None, # an `ArchiveIndex` to answer from, instead of scanning every transcript
+               ) -> Rows:
     "Failed tool calls in every session (only of `tool`s when given), with the error"
     tool = _as_set(tool)
-    rows = find_calls(lambda c: c.failed and (not tool or c.name in tool), _ERR_NEEDLES, project, since, until, progress,
-                      'Failed tool calls', index, names=tool, failed=True)
+    want = lambda c: c.failed and (not tool or c.name in tool)
+    rows = find_calls(want, _ERR_NEEDLES, project, since, until, progress, 'Failed tool calls', index,
+                      names=tool, failed=True)
     rows.cols = ['sid', 'time', 'name', 'summary', 'result']
     return rows
 
