@@ -43,9 +43,9 @@ Modules:
 - `llmsurgery.record`: Regenerate the sample transcripts the library is tested against by running the installed Claude Code CLI offline
 - `llmsurgery.redact`: Find the secrets a session holds, put keyed placeholders in their place everywhere, and keep the session resumable
 - `llmsurgery.resume`: Resume a scratch copy of any session with the real Claude Code CLI, offline, and see the conversation it rebuilt
-- `llmsurgery.scan`: Find the lines of a transcript that may hold a phrase or match a regex without parsing the rest, fast on big files and whole archives
+- `llmsurgery.scan`: Find the lines of a transcript that may hold a phrase or match a regex, without parsing the rest: fast on archives
 - `llmsurgery.search`: Where a session said something: a regex over the readable text of every record, of one session or of the whole archive
-- `llmsurgery.sess`: Name a session the way people do, open it once, list the sessions of a project or of the whole archive, and find its subagents
+- `llmsurgery.sess`: Name a session as people do, open it once, list the sessions of a project or the whole archive, find its subagents
 - `llmsurgery.show`: Aligned tables for people, plain data for programs, and one readable rendering of a conversation
 - `llmsurgery.skill`: Teach Claude Code, from inside any session, to answer questions about its own and other sessions with llmsurgery
 - `llmsurgery.thread`: Which records of a transcript make up the conversation that `claude --resume` rebuilds, and in what order

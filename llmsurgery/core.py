@@ -111,7 +111,8 @@ def is_sid(s, # anything
 def check_sid(sid, # what should be a session id
              ) -> str:
     "`sid` if it is a lower-case UUID; anything else, a path, `..` or a trailing newline included, raises `ValueError`"
-    if not is_sid(sid): raise ValueError(f"Not a session id (a UUID like 9b2c0a1e-6f0d-4c4e-8a57-0d4b9e1f3a21): {sid!r}")
+    if not is_sid(sid):
+        raise ValueError(f"Not a session id (a UUID like 9b2c0a1e-6f0d-4c4e-8a57-0d4b9e1f3a21): {sid!r}")
     return sid
 
 # %% ../nbs/01_core.ipynb #63e554db
@@ -139,7 +140,7 @@ def no_gc():
 
 # %% ../nbs/01_core.ipynb #7feb0252
 class TranscriptError(ValueError):
-    "A transcript line that is not a JSON record, reported with its file and line number (or a file that is no transcript)"
+    "A transcript line that is not a JSON record, with its file and line number (or a file that is no transcript)"
     def __init__(self, path, lineno, msg):
         store_attr()
         super().__init__(f'{path}:{lineno}: {msg}' if lineno else f'{path}: {msg}')
@@ -159,7 +160,8 @@ def open_transcript(path, # a transcript
                     buffering:int=-1, # as `open` takes it (0: unbuffered)
                    ):
     "Open `path` to read its bytes; anything but a regular file raises `TranscriptError`, without being opened or read"
-    if not stat.S_ISREG(m := os.stat(path).st_mode): raise TranscriptError(path, None, f'{file_kind(m)}, not a regular file')
+    if not stat.S_ISREG(m := os.stat(path).st_mode):
+        raise TranscriptError(path, None, f'{file_kind(m)}, not a regular file')
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, 'O_CLOEXEC', 0))  # a FIFO swapped in does not block
     try:
         if not stat.S_ISREG(m := os.fstat(fd).st_mode):
@@ -213,7 +215,8 @@ def load_recs(path, # a JSONL transcript
             if not line.endswith(b'\n'):  # an unterminated last line: a live session mid-write
                 warnings.warn(f'{path}:{n}: last line is cut short (a session being written?); left out',
                               TranscriptWarning)
-            elif skip_bad: warnings.warn(f'{path}:{n}: skipped a line that is not a JSON record ({why})', TranscriptWarning)
+            elif skip_bad:
+                warnings.warn(f'{path}:{n}: skipped a line that is not a JSON record ({why})', TranscriptWarning)
             else: raise TranscriptError(path, n, f'not a JSON record ({why}); pass skip_bad=True to skip such lines')
     return L(recs)
 

@@ -94,7 +94,7 @@ CHAIN_TYPES = {'user', 'assistant', 'attachment', 'system', 'progress'}
 def is_chain(r, # a record
              sidechain:bool=False, # count subagents' (sidechain) records too
             ) -> bool:
-    "Can `r` sit on the conversation chain (it has a chain type, a `uuid`, and a `parentUuid` that is a string or null)?"
+    "Can `r` sit on the conversation chain: a chain type, a `uuid`, and a `parentUuid` that is a string or null?"
     t, p = r.get('type'), r.get('parentUuid')
     return (isinstance(t, str) and t in CHAIN_TYPES and isinstance(r.get('uuid'), str)
             and (p is None or isinstance(p, str)) and (sidechain or not r.get('isSidechain')))

@@ -1,4 +1,4 @@
-"""Find the lines of a transcript that may hold a phrase or match a regex without parsing the rest, fast on big files and whole archives
+"""Find the lines of a transcript that may hold a phrase or match a regex, without parsing the rest: fast on archives
 
 Real transcripts reach hundreds of megabytes, and an archive holds hundreds of them. Parsing every line to look
 for a phrase would make every search as slow as loading everything. So a search first looks for the phrase in the
@@ -316,7 +316,7 @@ def scan_recs(path, # a transcript
               needles:list, # `Needle`s, or None for every record
               index:bool=True, # count records, to yield each record's index
              ):
-    "Yield `(index, record)` for each record of `path` that may hold one of `needles` (every record if `needles` is None)"
+    "Yield `(index, record)` for each record of `path` that may hold one of `needles` (all if `needles` is None)"
     if needles is None:
         yield from enumerate(load_recs(path, skip_bad=True))
         return

@@ -103,7 +103,7 @@ def rec_hit(r, # a record
 
 # %% ../nbs/10_search.ipynb #a3548db4
 class SessHits(Rows):
-    "The `Hit`s of a search in one transcript; `.recs`: all its records (read on first use), to reach a hit's neighbours"
+    "The `Hit`s of a search in one transcript; `.recs`: all its records (read when first used), for a hit's neighbours"
     def __init__(self, hits=(), path=None, recs=None, pat=None):
         super().__init__(hits, cols='idx role time tool preview'.split())
         self.path, self._recs, self.pat = path, recs, pat
@@ -133,7 +133,8 @@ def _search_file(rx, path=None, recs=None, maxlen=160, role=None, tool=None, sin
     if cands is None:
         cands = list(enumerate(recs)) if recs is not None else list(scan_recs(path, needles_of(rx), index=index))
     names = _tool_names(path, recs, {i for _, r in cands for i in tool_result_ids(r)}) if tool else None
-    hits = (rec_hit(r, rx, maxlen, i, role, tool, names) for i, r in cands if in_window(r.get('timestamp'), since, until))
+    cands = ((i, r) for i, r in cands if in_window(r.get('timestamp'), since, until))
+    hits = (rec_hit(r, rx, maxlen, i, role, tool, names) for i, r in cands)
     return SessHits([h for h in hits if h], path=path, recs=recs, pat=rx.pattern)
 
 def sess_search(pat, # a regex (`(?i)` for any case)
@@ -177,7 +178,7 @@ def show(self:SessHits,
 
 # %% ../nbs/10_search.ipynb #407d8047
 class SessMatch(AttrDict):
-    "Hits of a search in one session: `hits` in its transcript and `agent_hits` (agent id -> `SessHits`) in its subagents'"
+    "Hits of a search in one session: `hits` in its transcript, `agent_hits` (agent id -> `SessHits`) in its subagents'"
     _cols = 'agent idx role time tool preview'.split()
     @property
     def nhits(self): return len(self.hits) + sum(map(len, self.agent_hits.values()))

@@ -1,4 +1,4 @@
-"""Name a session the way people do, open it once, list the sessions of a project or of the whole archive, and find its subagents
+"""Name a session as people do, open it once, list the sessions of a project or the whole archive, find its subagents
 
 A session is a transcript file, its id (the file's name), the project folder it sits in, the subagents it started
 (each with a transcript of its own), and what a listing shows of it: its title or first prompt, when and where it
@@ -183,7 +183,8 @@ def warmups(self:Sess) -> dict:
     return self._warmups
 
 @patch
-def agent_recs(self:Sess, aid:str) -> L:
+def agent_recs(self:Sess, aid:str, # a subagent's id, a key of `agents`
+              ) -> L:
     "The records of subagent `aid` (read on first use)"
     if aid not in self._agent_recs: self._agent_recs[aid] = load_recs(self.agents[aid], skip_bad=self.skip_bad)
     return self._agent_recs[aid]
@@ -260,7 +261,8 @@ def sess_file(s=None, # a session: id, unique id prefix, title, transcript path,
         if s.path is None: raise ValueError('this session is records in memory, with no transcript file')
         return s.path
     if s is None or s == '.': return _by_id(cur_sess(cwd), cwd)
-    if not isinstance(s, (str, Path)): raise TypeError(f'A session is named by a string or a path, not {type(s).__name__}')
+    if not isinstance(s, (str, Path)):
+        raise TypeError(f'A session is named by a string or a path, not {type(s).__name__}')
     if _is_path(s):
         p = Path(s).expanduser()
         if p.is_file(): return p
@@ -314,7 +316,8 @@ class SessList(Rows):
     "Sessions (`Sess`) that show as a table: when each was last written, its size, id and title or first prompt"
     def _new(self, items, *args, **kwargs):
         items = list(items)
-        if all(isinstance(o, Sess) for o in items): return type(self)(items, *args, cols=self.cols, title=self.title, **kwargs)
+        if all(isinstance(o, Sess) for o in items):
+            return type(self)(items, *args, cols=self.cols, title=self.title, **kwargs)
         return L(items, *args, **kwargs)
     def rows(self): return [dict(modified=fmt_mtime(s.mtime), size=s.size, sid=s.sid, project=s.project,
                                  label=s.label) for s in self]
@@ -334,7 +337,8 @@ def proj_dirs(project=None, # only projects whose folder name holds this, or the
     ds = ls_projects()
     if project is None: return ds
     p = Path(str(project)).expanduser()
-    if p.is_dir() and not p.is_relative_to(projects_dir()): return ds.filter(lambda d: d.name == proj_slug(resolve_cwd(p)))
+    if p.is_dir() and not p.is_relative_to(projects_dir()):
+        return ds.filter(lambda d: d.name == proj_slug(resolve_cwd(p)))
     return ds.filter(lambda d: str(project).lower() in d.name.lower())
 
 def sess_tree(project=None, # only projects whose folder name holds this, or the project of this directory

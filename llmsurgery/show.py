@@ -57,8 +57,8 @@ def fmt_table(rows, # dicts, one per row
     cols = _cols(rows, cols)
     cells = [[trunc(_cell(r.get(c)), mx, count=False) for c in cols] for r in rows]
     ws = [max([len(c)] + [len(row[i]) for row in cells]) for i,c in enumerate(cols)]
-    num = [all(isinstance(r.get(c), (int, float)) and not isinstance(r.get(c), bool) for r in rows if r.get(c) is not None)
-           for c in cols]
+    def is_num(v): return isinstance(v, (int, float)) and not isinstance(v, bool)
+    num = [all(is_num(r.get(c)) for r in rows if r.get(c) is not None) for c in cols]
     def line(vals): return '  '.join(v.rjust(w) if n else v.ljust(w) for v,w,n in zip(vals, ws, num)).rstrip()
     return '\n'.join([line(cols)] + [line(row) for row in cells])
 
