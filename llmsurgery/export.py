@@ -236,6 +236,10 @@ def duck_export(dest, # an export's folder, as `export_parquet` writes it
     try: import duckdb
     except ImportError:
         raise ImportError("Querying the export needs duckdb: pip install 'llmsurgery[export]'") from None
+    sp = Path(dest)/'_schema.json'
+    if not sp.exists(): raise FileNotFoundError(f'{dest}: not an export (no _schema.json): see `export_parquet`')
+    if (v := json.loads(sp.read_text()).get('version')) != EXPORT_VERSION:
+        raise ValueError(f'{sp}: schema version {v}, not {EXPORT_VERSION}: export again with this llmsurgery')
     pa, _ = _pa()
     con = con or duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
