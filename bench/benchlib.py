@@ -7,7 +7,7 @@ from llmsurgery.fixtures import fixture
 from llmsurgery.sess import sess_file
 
 DATA = Path(__file__).parent/'data'   # git-ignored
-UUID = re.compile(rb'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}')
+UUID = re.compile(rb'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|(?:msg|toolu|req)_[A-Za-z0-9]{10,}')
 SEEDS = ('tools', 'parallel', 'thinking', 'image', 'subagent', 'qa', 'resumed')  # single-chain sessions, no compaction
 CHAIN = ('user', 'assistant', 'attachment', 'system')
 
@@ -20,12 +20,15 @@ def seed_lines(names=SEEDS) -> list:
     return lines
 
 def build(mb, path, chain=True, names=SEEDS) -> Path:
-    "About `mb` MB of the seed sessions repeated with fresh uuids; `chain`: each copy's roots hung off the copy before"
+    "About `mb` MB of the seed sessions repeated with fresh uuids and API ids; `chain`: each copy's roots hung off the last"
     lines, size, last, sid = seed_lines(names), 0, None, str(uuid.uuid4())
     with open(path, 'wb') as f:
         while size < mb*1e6:
             m = {}
-            fresh = lambda g: m.setdefault(g[0], str(uuid.uuid4()).encode())
+            def fresh(g):  # a fresh uuid, or API id of the same kind, for each one of the copy
+                k = g[0]
+                new = k.split(b'_')[0] + b'_' + uuid.uuid4().hex.encode() if b'_' in k else str(uuid.uuid4()).encode()
+                return m.setdefault(k, new)
             for l in lines:
                 r = orjson.loads(UUID.sub(fresh, l))
                 if 'sessionId' in r: r['sessionId'] = sid

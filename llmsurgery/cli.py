@@ -13,8 +13,8 @@ Docs: https://llmsurgery.github.io/llmsurgery/cli.html.md"""
 __all__ = ['SESS_ARG', 'PAT_ARG', 'AGENTS_ARG', 'FILTER_ARGS', 'NO_INDEX', 'ALL_ARGS', 'opt', 'cli_command', 'fmt_ls', 'cmd_ls',
            'cmd_show', 'emit', 'progress', 'cmd_find', 'cmd_grep', 'cmd_prompts', 'cmd_replies', 'cmd_result',
            'cmd_agents', 'cmd_stats', 'cmd_tools', 'cmd_errors', 'cmd_files', 'cmd_commands', 'cmd_usage', 'cmd_index',
-           'cmd_export', 'cmd_resume_check', 'cmd_sess2nb', 'cmd_nb2sess', 'cmd_skill', 'cmd_redact', 'cli_parser',
-           'main']
+           'cmd_export', 'cmd_resume_check', 'cmd_resume_preview', 'cmd_drift', 'cmd_sess2nb', 'cmd_nb2sess',
+           'cmd_skill', 'cmd_redact', 'cli_parser', 'main']
 
 # %% ../nbs/19_cli.ipynb #caeac8bc
 import os, sys, re, io, json, argparse, time, shutil, warnings, traceback
@@ -30,8 +30,9 @@ from .search import *
 from .forensics import *
 from .index import ArchiveIndex
 from .export import export_parquet
-from .resume import resume_check, resume_check_cmd, ResumeError
+from .resume import resume_check, resume_check_cmd, fmt_resumed, ResumeError, resume_preview, fmt_preview
 from .convert import sess2nb, nb2sess
+from .drift import drift
 from .redact import redact_sess, redact_check
 from .fixtures import fixture
 from .skill import skill_md, install_skill, uninstall_skill
@@ -120,7 +121,7 @@ def cmd_ls(args):
     with config_dir(fixture('qa')): sample = ls_sess()
     print(f"\nHere is the sample session that ships with llmsurgery ({fixture('qa')}):\n")
     print(fmt_ls(sample))
-    print('\n' + fmt_recs(sess_thread(load_sess(sample[0].sid)), mx=300))
+    print('\n' + fmt_recs(sess_thread(load_sess(sample[0].sid)).written, mx=300))
     print(f"\nEvery command opens it by its id, for example: llmsurgery stats {sample[0].sid}")
     return 0
 
@@ -132,7 +133,7 @@ def cmd_ls(args):
 def cmd_show(args):
     "Print a session's conversation"
     recs = load_sess(args.session, skip_bad=args.skip_bad)
-    recs = conv_recs(recs, sidechain=True) if args.all else sess_thread(recs)
+    recs = conv_recs(recs, sidechain=True) if args.all else sess_thread(recs).written
     if args.jsonl:
         for r in recs: print(json.dumps(r, ensure_ascii=False))
     elif args.json: print(json.dumps(list(recs), ensure_ascii=False, indent=1))
@@ -275,10 +276,26 @@ def cmd_export(a):
 # %% ../nbs/19_cli.ipynb #30dbba43
 @cli_command('resume-check', SESS_ARG)
 def cmd_resume_check(a):
-    "Resume a scratch copy of a session with the installed Claude Code, offline, and show what it rebuilt"
-    if a.json: return emit(resume_check(a.session).conv, as_json=True)
-    print(resume_check_cmd(a.session))
-    return 0
+    "Resume a scratch copy of a session with the installed Claude Code, offline; exit 1 when it is not as written"
+    r = resume_check(a.session)
+    print(json.dumps(r.to_data(), indent=1, ensure_ascii=False) if a.json else fmt_resumed(r))
+    return 0 if r.as_written else 1
+
+# %% ../nbs/19_cli.ipynb #7e5a1002
+@cli_command('resume-preview', SESS_ARG, opt('--cli', help='the Claude Code version that will resume (default: the installed one)'),
+             opt('--model', help="the model it will resume with (default: the session's)"))
+def cmd_resume_preview(a):
+    "What Claude Code would send on resuming a session, and what it would lose or change; exit 1 when something is lost"
+    p = resume_preview(a.session, cli=a.cli, model=a.model)
+    print(json.dumps(p.to_data(), indent=1, ensure_ascii=False, default=str) if a.json else fmt_preview(p))
+    return 1 if p.lost else 0
+
+# %% ../nbs/19_cli.ipynb #7e5a1006
+@cli_command('drift', opt('path', nargs='?',
+                          help='a Claude config folder, project folder or transcript (default: the current config folder)'))
+def cmd_drift(a):
+    "Record types, subtypes and fields llmsurgery does not know, by the Claude Code version that wrote them"
+    return 1 - emit(drift(a.path), a.json)
 
 # %% ../nbs/19_cli.ipynb #68ac650c
 @cli_command('sess2nb', SESS_ARG, opt('-o', '--output', metavar='FILE', help='the notebook (default: SESSION_ID.ipynb)'),

@@ -132,16 +132,17 @@ def merge_frags(frags) -> list:
     for role, parts, rec, mid, blocks in frags:
         if role == 'system': continue
         o = out[-1] if out else None
-        if o and o[0] == role and (role != 'assistant' or o[3] == mid): o[1] += parts; o[2].append(rec); o[4] += blocks
+        if o and o[0] == role and (role != 'assistant' or (mid is not None and o[3] == mid)):
+            o[1] += parts; o[2].append(rec); o[4] += blocks
         else: out.append([role, list(parts), [rec], mid, list(blocks)])
     return [(_asst_msg(parts, bs) if role == 'assistant' else Msg(role, parts), recs)
             for role, parts, recs, _, bs in out if parts]
 
 def recs2chat(recs, # the records of a conversation, in order (usually `sess_thread`'s)
-              attachments:bool=False # include attachment records, as user texts
+              attachments:bool=False # include attachment records, as user texts (the records as written, then)
              ) -> list:
-    "Canonical chat messages of the conversation in `recs`"
-    return [m for m, _ in merge_frags(rec_frags(recs, attachments))]
+    "Canonical chat messages of the conversation in `recs`, as Claude Code sends them (see `sent_recs`)"
+    return [m for m, _ in merge_frags(rec_frags(recs if attachments else sent_recs(recs), attachments))]
 
 # %% ../nbs/12b_convert.ipynb #c4cbee3a
 def _result_block(p, b):
@@ -195,7 +196,8 @@ def _recs2dlg(recs, name, mx):
         last = msg_of(first(f[2] for f in reversed(reply) if f[0] == 'assistant') or {})  # none in a damaged file
         prompt.meta |= {k: last[k] for k in ('model', 'usage') if k in last}
         reply = []
-    for f in rec_frags(sess_thread(recs), think=False, system=True):
+    sent = [wrap_note(r) if is_notification(r) else r for r in sess_thread(recs).written]  # notifications as sent
+    for f in rec_frags(sent, think=False, system=True):
         role, parts, r = f[:3]
         if role in ('assistant', 'tool'): reply.append(f); continue
         flush()

@@ -446,7 +446,7 @@ def append_sess(recs, # the records to add, in order
     try:
         clean_tmp(path.parent)
         old = load_recs(path)
-        thread = sess_thread(old)
+        thread = sess_thread(old).written
         if ts is None:
             newest = max(filter(None, (parse_ts(r.get('timestamp')) for r in old)), default=None)
             ts = max(_as_dt(None), newest + timedelta(milliseconds=1)) if newest else None
