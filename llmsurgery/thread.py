@@ -74,7 +74,7 @@ CLI_RULES = {r.version: r for r in [
     CliRules('2.1.32', **{**_OLD, 'pair': 'drop'}),
     CliRules('2.1.112', leaf='last_row', below=False, reorder=False, cont='results+attachments', **_MID),
     CliRules('2.1.142', leaf='checkpoint', cont='results+attachments', **_MID),
-    CliRules('2.1.211', leaf='checkpoint', cont='results', **{**_MID, 'think_model': True, 'notify': 'preamble'}),
+    CliRules('2.1.211', leaf='checkpoint', cont='results+attachments', **{**_MID, 'think_model': True, 'notify': 'preamble'}),
     CliRules('2.1.332'),
 ]}
 
