@@ -13,6 +13,7 @@ from llmsurgery.core import *
 from llmsurgery.rec import *
 from llmsurgery.thread import *
 from llmsurgery.resume import resume_check
+from llmsurgery.convert import recs2chat, chat2api
 from llmsurgery.claude import claude_version
 from llmsurgery.clis import fetch_cli, CLI_SOURCES
 
@@ -51,10 +52,15 @@ def resumed(tmp_path, recs, cli=None):
     ours = sent_msgs(api_msgs(sess_thread([Rec(x) for x in recs], cli=cli or claude_version(), model=MODEL)))
     return sent_msgs(r.conv), ours
 
+def chat(recs):
+    "The conversation of `recs` through the chat conversion (`recs2chat`, then `chat2api`), as the installed CLI sends it"
+    return sent_msgs(chat2api(recs2chat(sess_thread([Rec(x) for x in recs], cli=claude_version(), model=MODEL))))
+
 def check(tmp_path, recs, expected):
-    "The installed CLI resumes `recs` as predicted, and that conversation holds the `expected` texts"
+    "The installed CLI resumes `recs` as predicted, the chat conversion agrees, and that conversation holds `expected`"
     sent, ours = resumed(tmp_path, recs)
     assert sent == ours
+    assert chat(recs) == sent
     assert texts(ours) == expected
 
 # ---------------------------------------------------------------- where the conversation ends
@@ -195,7 +201,7 @@ def test_text_between_calls_goes_first(tmp_path):
 def test_records_without_message_id_are_separate_messages(tmp_path):
     recs = [user(1, None, 'Q1'), asst(2, 1, 'One.', mid=False), asst(3, 2, 'Two.', mid=False)]
     sent, ours = resumed(tmp_path, recs)
-    assert sent == ours and [m['role'] for m in ours] == ['user', 'assistant', 'assistant']
+    assert sent == ours == chat(recs) and [m['role'] for m in ours] == ['user', 'assistant', 'assistant']
 
 def test_result_that_does_not_follow_its_call(tmp_path):
     # without message.id the call, the text and the result are three messages: the call gets an error result
@@ -237,7 +243,7 @@ def test_unanswered_prompt_gets_no_response_requested(tmp_path):
 def test_open_calls_at_the_end_get_an_error_result(tmp_path):
     recs = [user(1, None, 'Run two'), calls(2, 1, 'a'), calls(3, 2, 'b'), results(4, 2, 'a')]
     sent, ours = resumed(tmp_path, recs)
-    assert sent == ours
+    assert sent == ours == chat(recs)
     assert texts(ours)[-3:] == ['out a', f'[error] {INTERRUPTED}', 'No response requested.']
     th = sess_thread([Rec(r) for r in recs])
     assert [rec_role(r) for r in th.synthetic] == ['tool', 'assistant'] and th.written.attrgot('uuid') == [u(n) for n in (1, 2, 3, 4)]
