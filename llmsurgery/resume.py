@@ -255,16 +255,11 @@ def resume_preview(session=None, # the session, as `sess_file` names it (default
     path = sess_file(session, cwd)
     recs = load_recs(path, skip_bad=True)
     th = sess_thread(recs, cli=cli or claude_version(), model=model)
-    th.model = th.model or _session_model_of(th)
     changes = resume_changes(recs, th)
     if _spaced(path):
         changes.append(_change('spaced', False, [], 'the file is spaced JSON (as Python writes it): `claude --resume ID` '
                                'finds it only from its own project folder'))
     return Preview(path, th, changes)
-
-def _session_model_of(th):
-    for r in reversed(th):
-        if r.get('type') == 'assistant' and isinstance(m := msg_of(r).get('model'), str) and m != '<synthetic>': return m
 
 # %% ../nbs/08_resume.ipynb #7e5a0005
 def fmt_preview(p:Preview, # a prediction from `resume_preview`
