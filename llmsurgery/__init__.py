@@ -19,6 +19,8 @@ llmsurgery errors --all --tool Bash
 llmsurgery files --edited core.py  # which sessions wrote or edited it
 llmsurgery usage --by day
 llmsurgery resume-check .          # will it resume, and as what? (the real CLI, offline, no tokens)
+llmsurgery resume-preview .        # what resume would send and lose, without running it (--cli 2.1.1: as that CLI)
+llmsurgery drift                   # record types and fields llmsurgery does not know yet, by version
 llmsurgery sess2nb . -o chat.ipynb # the conversation as a notebook dialog; nb2sess writes one back
 llmsurgery redact . -o share/      # a copy with keys, tokens and passwords replaced; --check gates a share
 ```
