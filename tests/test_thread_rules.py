@@ -224,6 +224,11 @@ def test_thinking_alone_without_message_id_is_dropped(tmp_path):
     recs = [user(1, None, 'Q1'), asst(2, 1, [THINK], mid=False), asst(3, 2, 'Answer.', mid=False)]
     check(tmp_path, recs, ['Q1', 'Answer.'])
 
+def test_thinking_alone_in_its_message_is_dropped(tmp_path):
+    # a message of nothing but thinking, with its id: not sent, at the end or in the middle
+    check(tmp_path, [user(1, None, 'Q1'), asst(2, 1, [THINK], mid='m1')], ['Q1', 'No response requested.'])
+    check(tmp_path, [user(1, None, 'Q1'), asst(2, 1, [THINK], mid='m1'), user(3, 2, 'Q2'), asst(4, 3, 'A2')], ['Q1', 'Q2', 'A2'])
+
 def test_unanswered_call_in_the_middle_is_dropped(tmp_path):
     recs = [user(1, None, 'Q1'), asst(2, 1, 'Running.', mid='m1'), asst(3, 2, [call('a')], mid='m1'),
             user(4, 3, 'Never mind.'), asst(5, 4, 'OK.')]

@@ -24,7 +24,8 @@ def convs(draw):
             calls = [{'type': 'tool_use', 'name': draw(st.sampled_from(['Bash', 'Read', 'Grep'])),
                       'input': {'arg': draw(long_words)}} for _ in range(draw(st.integers(0, 3)))]
             blocks += calls
-            if not blocks: blocks = [{'type': 'text', 'text': draw(words)}]
+            if all(b['type'] == 'thinking' for b in blocks):  # an answer of thinking alone is not sent on resume
+                blocks.append({'type': 'text', 'text': draw(words)})  # (tests/test_thread_rules.py pins it)
             msgs.append({'role': 'assistant', 'content': blocks})
             if not calls: break
             msgs.append({'role': 'user', 'content': [{'type': 'tool_result', 'content': draw(long_words),
