@@ -32,6 +32,7 @@ Modules:
 
 - `llmsurgery.claude`: Find the Claude Code CLI, give it a clean environment and a Messages API of our own on loopback, and run it
 - `llmsurgery.cli`: `llmsurgery ls`, `llmsurgery show` and friends: each command is one library call plus formatting
+- `llmsurgery.clis`: Fetch the Claude Code CLIs of earlier releases into a cache, so tests and recordings can run them side by side
 - `llmsurgery.convert`: Convert a Claude Code session to canonical chat messages and to a dialog notebook, and a dialog back to a session
 - `llmsurgery.core`: Find Claude Code's config folder and a project's folder of transcripts, and read a transcript record by record
 - `llmsurgery.dialog`: The two forms a conversation takes outside Claude Code: aidialog's notebook dialogs and canonical chat messages
