@@ -36,7 +36,7 @@ Modules:
 - `llmsurgery.convert`: Convert a Claude Code session to canonical chat messages and to a dialog notebook, and a dialog back to a session
 - `llmsurgery.core`: Find Claude Code's config folder and a project's folder of transcripts, and read a transcript record by record
 - `llmsurgery.dialog`: The two forms a conversation takes outside Claude Code: aidialog's notebook dialogs and canonical chat messages
-- `llmsurgery.drift`: Which record types, subtypes and fields in an archive llmsurgery does not know yet, by the Claude Code version that wrote them
+- `llmsurgery.drift`: The record types, subtypes and fields of an archive that llmsurgery does not know yet, by the version that wrote them
 - `llmsurgery.export`: The archive index's tables as Parquet files, partitioned by project and month, for DuckDB, Spark and the rest
 - `llmsurgery.fakeapi`: Script the model's side of a whole conversation, tool calls and subagents included, so the real CLI acts it out
 - `llmsurgery.fixtures`: The transcripts recorded from the real Claude Code CLI that ship with llmsurgery, and how to open them

@@ -73,7 +73,8 @@ SESS_ARG = opt('session', nargs='?', default='.', help="id, unique id prefix, ti
 PAT_ARG = opt('pattern', help='a regular expression')
 AGENTS_ARG = opt('--no-agents', action='store_true', help="leave the subagents' transcripts out")
 _WHEN = '2026-11-30, 2026-11-30T14:00, 7d, 2h, today or yesterday (local time unless the zone is given)'
-FILTER_ARGS = [opt('--role', help='only records of this role (user, assistant, tool)'), opt('--tool', help='only this tool'),
+FILTER_ARGS = [opt('--role', help='only records of this role (user, assistant, tool)'),
+               opt('--tool', help='only this tool'),
                opt('--since', type=_when(), help=f'from this time: {_WHEN}'),
                opt('--until', type=_when(end=True), help='up to this time (a day: all of it)')]
 NO_INDEX = opt('--no-index', action='store_true', help="scan the transcripts even when there is an index (see `index`)")
@@ -91,7 +92,9 @@ def _width():
     "Characters a line may take: the terminal's width, or plenty when the output goes to a pipe or file"
     return shutil.get_terminal_size().columns if sys.stdout.isatty() else 270
 
-def fmt_ls(infos, width=None) -> str:
+def fmt_ls(infos, # `Sess`es, as `ls_sess` lists them
+           width=None, # columns to fit in (default: the terminal's, or 270 into a pipe)
+          ) -> str:
     "Sessions `infos` grouped by project, newest first, as aligned text fitting in `width` columns"
     width = width or _width()
     out, proj = [], None
@@ -105,7 +108,8 @@ def fmt_ls(infos, width=None) -> str:
 
 @cli_command('ls', opt('project', nargs='?', help='only the project in this directory'),
              opt('-n', '--limit', type=_count, default=0, help='at most this many sessions'))
-def cmd_ls(args):
+def cmd_ls(args, # the parsed command line (`cli_parser`)
+          ):
     "List projects and sessions, newest first"
     infos = ls_sess(args.project)
     if args.limit: infos = infos[:args.limit]
@@ -116,7 +120,8 @@ def cmd_ls(args):
         print(f"{len(infos)} sessions in {projects_dir()}\n")
         print(fmt_ls(infos))
         return 0
-    print(f"No Claude Code sessions in {projects_dir()}" + (f' for {resolve_cwd(args.project)}' if args.project else '') + '.')
+    where = f' for {resolve_cwd(args.project)}' if args.project else ''
+    print(f"No Claude Code sessions in {projects_dir()}{where}.")
     if args.project: return 1
     with config_dir(fixture('qa')): sample = ls_sess()
     print(f"\nHere is the sample session that ships with llmsurgery ({fixture('qa')}):\n")
@@ -130,7 +135,8 @@ def cmd_ls(args):
              opt('--mx', type=int, default=2000, help='cut strings at this many characters (0: never)'),
              opt('--attachments', action='store_true', help="include Claude Code's context attachments"),
              opt('--jsonl', action='store_true', help='the records as JSON, one per line'))
-def cmd_show(args):
+def cmd_show(args, # the parsed command line (`cli_parser`)
+            ):
     "Print a session's conversation"
     recs = load_sess(args.session, skip_bad=args.skip_bad)
     recs = conv_recs(recs, sidechain=True) if args.all else sess_thread(recs).written
@@ -145,7 +151,9 @@ def _found(res):
     if res is None: return False
     return bool(len(res)) if hasattr(res, '__len__') and not isinstance(res, dict) else True
 
-def emit(res, as_json=False) -> int:
+def emit(res, # a command's answer: a table, an object, a dict
+         as_json=False, # print JSON for programs rather than text for people
+        ) -> int:
     "Print `res` for people (its table) or as JSON; the exit status: 0 when it holds something, 1 when empty"
     print(json.dumps(to_data(res), indent=1, ensure_ascii=False, default=str) if as_json else res)
     return 0 if _found(res) else 1
@@ -174,28 +182,33 @@ def _where(a): return dict(project=a.project, since=a.since, until=a.until, prog
 @cli_command('find', PAT_ARG, opt('--project', help='only projects whose folder name contains this'), *FILTER_ARGS,
              opt('--limit', type=int, default=0, help='at most this many sessions'),
              opt('--no-agents', action='store_true', help='leave subagent transcripts out'), NO_INDEX)
-def cmd_find(a):
+def cmd_find(a, # the parsed command line (`cli_parser`)
+            ):
     "Sessions of every project whose conversation matches a regex, newest first"
     return find_sess(a.pattern, project=a.project, role=a.role, tool=a.tool, since=a.since, until=a.until,
                      agents=not a.no_agents, limit=a.limit or None, progress=progress(), index=_index(a))
 
 @cli_command('grep', PAT_ARG, SESS_ARG, *FILTER_ARGS)
-def cmd_grep(a):
+def cmd_grep(a, # the parsed command line (`cli_parser`)
+            ):
     "Records of one session matching a regex, with their index, role, time and a preview"
     return sess_search(a.pattern, a.session, role=a.role, tool=a.tool, since=a.since, until=a.until)
 
 @cli_command('prompts', SESS_ARG)
-def cmd_prompts(a):
+def cmd_prompts(a, # the parsed command line (`cli_parser`)
+               ):
     "What a person typed or sent in a session"
     return sess_prompts(a.session)
 
 @cli_command('replies', SESS_ARG, opt('--thinking', action='store_true', help='include thinking'))
-def cmd_replies(a):
+def cmd_replies(a, # the parsed command line (`cli_parser`)
+               ):
     "The assistant's replies, one per API message"
     return sess_replies(a.session, thinking=a.thinking)
 
 @cli_command('result', opt('id', help='a tool_use id, or a unique start of it'), SESS_ARG)
-def cmd_result(a):
+def cmd_result(a, # the parsed command line (`cli_parser`)
+              ):
     "One tool call (by id or a unique start of it) and its result"
     c = tool_result(a.id, a.session)
     if a.json: return emit(c, as_json=True)
@@ -203,37 +216,43 @@ def cmd_result(a):
     return 0
 
 @cli_command('agents', SESS_ARG)
-def cmd_agents(a):
+def cmd_agents(a, # the parsed command line (`cli_parser`)
+              ):
     "A session's subagents: type, description, calls, result"
     return sess_agents(a.session)
 
 @cli_command('stats', SESS_ARG)
-def cmd_stats(a):
+def cmd_stats(a, # the parsed command line (`cli_parser`)
+             ):
     "A one-screen dashboard of a session"
     return sess_stats(a.session)
 
 @cli_command('tools', SESS_ARG, opt('--name', help='only calls of this tool'),
              opt('--counts', action='store_true', help='calls and failures by tool'), AGENTS_ARG)
-def cmd_tools(a):
+def cmd_tools(a, # the parsed command line (`cli_parser`)
+             ):
     "A session's tool calls joined with their results, its subagents' included (--counts: calls and failures by tool)"
     ag = not a.no_agents
     return tool_counts(a.session, agents=ag) if a.counts else sess_tools(a.session, agents=ag, name=a.name)
 
 @cli_command('errors', SESS_ARG, opt('--all', action='store_true', help='every session'),
              opt('--tool', help='only this tool'), AGENTS_ARG, *ALL_ARGS)
-def cmd_errors(a):
+def cmd_errors(a, # the parsed command line (`cli_parser`)
+              ):
     "Failed tool calls of a session, its subagents' included (--all: of every session)"
     return find_errors(a.tool, **_where(a)) if a.all else sess_errors(a.session, agents=not a.no_agents)
 
 @cli_command('files', SESS_ARG, opt('--edited', metavar='FILE', help='sessions that wrote or edited FILE'), AGENTS_ARG,
              *ALL_ARGS)
-def cmd_files(a):
+def cmd_files(a, # the parsed command line (`cli_parser`)
+             ):
     "Files a session and its subagents read, wrote or edited (--edited FILE: which sessions wrote or edited FILE)"
     return find_edits(a.edited, **_where(a)) if a.edited else touched_files(a.session, agents=not a.no_agents)
 
 @cli_command('commands', SESS_ARG, opt('--grep', metavar='REGEX', help='matching commands of every session'),
              AGENTS_ARG, *ALL_ARGS)
-def cmd_commands(a):
+def cmd_commands(a, # the parsed command line (`cli_parser`)
+                ):
     "Shell commands a session and its subagents ran (--grep REGEX: matching commands of every session)"
     return find_commands(a.grep, **_where(a)) if a.grep else sess_commands(a.session, agents=not a.no_agents)
 
@@ -241,7 +260,8 @@ def cmd_commands(a):
              opt('--by', choices=['day', 'project', 'session', 'model'], help='over all sessions, by this'),
              opt('--utc', action='store_true', help='days in UTC (default: the local time zone)'), AGENTS_ARG,
              *ALL_ARGS)
-def cmd_usage(a):
+def cmd_usage(a, # the parsed command line (`cli_parser`)
+             ):
     "Tokens and cost of a session and its subagents by model (--by day|project|session|model: over all sessions)"
     return find_usage(a.by, utc=a.utc, **_where(a)) if a.by else sess_usage(a.session, agents=not a.no_agents)
 
@@ -250,7 +270,8 @@ def _mb(n): return f'{n/1e6:,.1f} MB'
 
 @cli_command('index', opt('--rebuild', action='store_true', help='build it again from nothing'),
              opt('--drop', action='store_true', help='delete it (it is only a cache)'))
-def cmd_index(a):
+def cmd_index(a, # the parsed command line (`cli_parser`)
+             ):
     "Build or update the index of every session, which find, errors/files/commands/usage across sessions then use"
     ix = ArchiveIndex()
     if a.drop or a.rebuild: ix.drop()
@@ -265,7 +286,8 @@ def cmd_index(a):
 # %% ../nbs/19_cli.ipynb #a9be4e80
 @cli_command('export', opt('--parquet', metavar='DIR', required=True, help='the folder to write the Parquet files to'),
              opt('--redact', action='store_true', help='replace secrets in free text by placeholders'))
-def cmd_export(a):
+def cmd_export(a, # the parsed command line (`cli_parser`)
+              ):
     "Write every session's records, tool calls and API messages as Parquet, by project and month (indexing first)"
     res = export_parquet(a.parquet, redact=a.redact, progress=progress())
     if a.json: return emit(res, True)
@@ -275,16 +297,19 @@ def cmd_export(a):
 
 # %% ../nbs/19_cli.ipynb #30dbba43
 @cli_command('resume-check', SESS_ARG)
-def cmd_resume_check(a):
+def cmd_resume_check(a, # the parsed command line (`cli_parser`)
+                    ):
     "Resume a scratch copy of a session with the installed Claude Code, offline; exit 1 when it is not as written"
     r = resume_check(a.session)
     print(json.dumps(r.to_data(), indent=1, ensure_ascii=False) if a.json else fmt_resumed(r))
     return 0 if r.as_written else 1
 
 # %% ../nbs/19_cli.ipynb #7e5a1002
-@cli_command('resume-preview', SESS_ARG, opt('--cli', help='the Claude Code version that will resume (default: the installed one)'),
+@cli_command('resume-preview', SESS_ARG,
+             opt('--cli', help='the Claude Code version that will resume (default: the installed one)'),
              opt('--model', help="the model it will resume with (default: the session's)"))
-def cmd_resume_preview(a):
+def cmd_resume_preview(a, # the parsed command line (`cli_parser`)
+                      ):
     "What Claude Code would send on resuming a session, and what it would lose or change; exit 1 when something is lost"
     p = resume_preview(a.session, cli=a.cli, model=a.model)
     print(json.dumps(p.to_data(), indent=1, ensure_ascii=False, default=str) if a.json else fmt_preview(p))
@@ -292,16 +317,19 @@ def cmd_resume_preview(a):
 
 # %% ../nbs/19_cli.ipynb #7e5a1006
 @cli_command('drift', opt('path', nargs='?',
-                          help='a Claude config folder, project folder or transcript (default: the current config folder)'))
-def cmd_drift(a):
+                          help='a config folder, project folder or transcript (default: the current config folder)'))
+def cmd_drift(a, # the parsed command line (`cli_parser`)
+             ):
     "Record types, subtypes and fields llmsurgery does not know, by the Claude Code version that wrote them"
     return 1 - emit(drift(a.path), a.json)
 
 # %% ../nbs/19_cli.ipynb #68ac650c
-@cli_command('sess2nb', SESS_ARG, opt('-o', '--output', metavar='FILE', help='the notebook (default: SESSION_ID.ipynb)'),
+@cli_command('sess2nb', SESS_ARG,
+             opt('-o', '--output', metavar='FILE', help='the notebook (default: SESSION_ID.ipynb)'),
              opt('--mx', type=int, default=2000, help='cut strings at this many characters (0: never)'),
              opt('--redact', action='store_true', help='replace secrets with placeholders (see `redact`)'))
-def cmd_sess2nb(a):
+def cmd_sess2nb(a, # the parsed command line (`cli_parser`)
+               ):
     "Write a session as a dialog notebook (.ipynb)"
     p = sess2nb(a.session, a.output, mx=a.mx or None, redact=a.redact)
     print(json.dumps({'notebook': str(p)}) if a.json else p)
@@ -309,7 +337,8 @@ def cmd_sess2nb(a):
 
 @cli_command('nb2sess', opt('notebook', help='a dialog notebook (.ipynb)'),
              opt('--cwd', help="the session's project directory (default: the current one)"))
-def cmd_nb2sess(a):
+def cmd_nb2sess(a, # the parsed command line (`cli_parser`)
+               ):
     "Write a dialog notebook back as a Claude Code session of the current directory; prints its id"
     sid = nb2sess(a.notebook, a.cwd)
     print(json.dumps({'session': sid, 'path': str(sess_file(sid, a.cwd))}) if a.json else sid)
@@ -319,7 +348,8 @@ def cmd_nb2sess(a):
 @cli_command('skill', opt('action', choices=['install', 'uninstall', 'show'], help='what to do with the skill'),
              opt('--project', nargs='?', const=True, metavar='DIR',
                  help="the project's skills (in DIR, default the current directory) rather than the user's"))
-def cmd_skill(a):
+def cmd_skill(a, # the parsed command line (`cli_parser`)
+             ):
     "Install, uninstall or show the Claude Code skill that tells Claude to inspect sessions with llmsurgery"
     if a.action == 'show':
         print(skill_md())
@@ -334,10 +364,12 @@ def cmd_skill(a):
     return 0 if p else 1
 
 # %% ../nbs/19_cli.ipynb #94a487bf
-@cli_command('redact', opt('session', nargs='?', default='.', help="a session as elsewhere, or with --check any file or folder"),
-             opt('-o', '--output', metavar='DIR', help='a config folder to write the copy into (default: beside the session)'),
+@cli_command('redact',
+             opt('session', nargs='?', default='.', help="a session as elsewhere, or with --check any file or folder"),
+             opt('-o', '--output', metavar='DIR', help='a config folder for the copy (default: beside the session)'),
              opt('--check', action='store_true', help='only report where secrets are; exit 1 when there are any'))
-def cmd_redact(a):
+def cmd_redact(a, # the parsed command line (`cli_parser`)
+              ):
     "Copy a session with its secrets replaced by placeholders (--check: only report them, exit 1 if any)"
     if a.check:
         rep = redact_check(a.session)
@@ -383,7 +415,7 @@ def _err_msg(e) -> str:
 def _run(args) -> int:
     try:
         res = args.func(args)
-        return res if isinstance(res, int) else emit(res, args.json)  # commands that print for themselves return a status
+        return res if isinstance(res, int) else emit(res, args.json)  # a command that printed returns its status
     except BrokenPipeError: return 0
     except KeyboardInterrupt: msg, rc = 'interrupted', 130
     except (FileNotFoundError, ResumeError) as e: msg, rc = _err_msg(e), 1
@@ -395,7 +427,8 @@ def _run(args) -> int:
     print(f'llmsurgery {args.cmd}: {visible(msg)}', file=sys.stderr)
     return rc
 
-def main(argv=None) -> int:
+def main(argv=None, # the arguments (default: `sys.argv[1:]`)
+        ) -> int:
     "Run the `llmsurgery` command line with `argv` (default: `sys.argv[1:]`), returning the exit status"
     p = cli_parser()
     try: args = p.parse_args(argv)

@@ -56,7 +56,8 @@ def _from_npm(spec, dest, tmp):
 def fetch_cli(version:str, # a version in `CLI_SOURCES`, e.g. '2.1.1'
              ) -> Path:
     "The `claude` of Claude Code `version`, downloaded into `clis_dir()` the first time it is asked for"
-    if version not in CLI_SOURCES: raise KeyError(f'No source known for Claude Code {version}: {", ".join(CLI_SOURCES)}')
+    if version not in CLI_SOURCES:
+        raise KeyError(f'No source known for Claude Code {version}: {", ".join(CLI_SOURCES)}')
     out = clis_dir()/version
     if (out/'claude').is_file(): return out/'claude'
     kind, spec = CLI_SOURCES[version]

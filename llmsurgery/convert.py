@@ -64,7 +64,8 @@ def _result_part(b, rec):
 
 def _result(b, rec, calls):
     _no_extra(b, {'type', 'tool_use_id', 'content', 'is_error'}, rec)
-    if not isinstance(b.get('tool_use_id'), str): raise ConvertError(rec, 'its `tool_result` block has no `tool_use_id`')
+    if not isinstance(b.get('tool_use_id'), str):
+        raise ConvertError(rec, 'its `tool_result` block has no `tool_use_id`')
     c, tu = b.get('content', ''), calls.get(b.get('tool_use_id'))
     return ToolResult(id=b.get('tool_use_id'), name=tu.name if tu else None, arguments=tu.arguments if tu else {},
                       text=[_result_part(o, rec) for o in c] if isinstance(c, list) else c,
@@ -97,7 +98,8 @@ def rec_frags(recs, # the records of a conversation, in order (usually `sess_thr
             continue
         if t not in ('user', 'assistant') or (c := msg_content(r)) is None: continue
         bs = rec_blocks(r)
-        if isinstance(c, list) and len(bs) != len(c): raise ConvertError(r, 'its content holds an item that is not a block')
+        if isinstance(c, list) and len(bs) != len(c):
+            raise ConvertError(r, 'its content holds an item that is not a block')
         if t == 'assistant':
             if not think: bs = [b for b in bs if b.get('type') not in ('thinking', 'redacted_thinking')]
             parts = [_asst_part(b, r) for b in bs]
@@ -126,7 +128,8 @@ def _asst_msg(parts, blocks):
     if not all(map(_plain, blocks)): m.raw, m.raw_api = {'role': 'assistant', 'content': blocks}, 'anthropic'
     return m
 
-def merge_frags(frags) -> list:
+def merge_frags(frags, # `(message, record)` fragments, as `rec_frags` gives them
+               ) -> list:
     "`(message, records)` pairs: `rec_frags`' fragments joined into messages as Claude Code sends them"
     out = []  # [role, parts, recs, msg_id, blocks]
     for role, parts, rec, mid, blocks in frags:
@@ -152,7 +155,8 @@ def _result_block(p, b):
         b['content'] = [o.raw if isinstance(o, Text) and o.raw else c for o, c in zip(p.text, b['content'])]
     return b
 
-def chat2api(msgs:list) -> list:
+def chat2api(msgs:list, # canonical messages (fastllm's `Msg`)
+            ) -> list:
     "Canonical `msgs` as Anthropic messages: fastllm's `denorm_msgs`, plus `is_error` and `raw` blocks of tool results"
     out = []
     for m in msgs:
@@ -223,7 +227,8 @@ def sess2dlg(sid:str=None, # the session, as `open_sess` takes it (default: the 
     with no_gc(): return recs2dlg(_recs(s, redact), name or s.sid, mx)
 
 # %% ../nbs/12b_convert.ipynb #581c3bba
-def dlg2msgs(dlg) -> list:
+def dlg2msgs(dlg, # an aidialog `Dialog`
+            ) -> list:
     "The conversation of dialog `dlg` as Anthropic messages"
     return chat2api(dlg2chat(dlg))
 

@@ -1,4 +1,4 @@
-"""Which record types, subtypes and fields in an archive llmsurgery does not know yet, by the Claude Code version that wrote them
+"""The record types, subtypes and fields of an archive that llmsurgery does not know yet, by the version that wrote them
 
 Claude Code changes its transcript format often: new record types, new attachment kinds, new fields on old records.
 llmsurgery keeps whatever it does not know when it reads a file, so nothing is lost; but it is worth knowing what
@@ -48,8 +48,9 @@ def rec_features(r, # a record
     return out
 
 # %% ../nbs/11a_drift.ipynb #d71f000a
-DOCUMENTED_TYPES = ('user', 'assistant', 'attachment', 'system', 'progress', 'summary', 'queue-operation', 'last-prompt',
-                    'custom-title', 'agent-name', 'ai-title', 'tag', 'pr-link', 'mode', 'permission-mode', 'cost-state',
+DOCUMENTED_TYPES = ('user', 'assistant', 'attachment', 'system', 'progress', 'summary', 'queue-operation',
+                    'last-prompt', 'custom-title', 'agent-name', 'ai-title', 'tag', 'pr-link', 'mode',
+                    'permission-mode', 'cost-state',
                     'tools-used', 'atis-latch', 'file-history-snapshot', 'api-request-shape', 'api-request-blob',
                     'api-request')
 

@@ -470,7 +470,8 @@ def update(self:ArchiveIndex,
     "Bring the index up to date: read what every transcript gained since the last update (writes only the index)"
     t0, res = time.perf_counter(), AttrDict(files=0, indexed=0, bytes=0)
     with self.lock():
-        walk, last = self.walk(), orjson.loads(self.con.execute("SELECT value FROM meta WHERE key='walk'").fetchone()[0])
+        walk = self.walk()
+        last = orjson.loads(self.con.execute("SELECT value FROM meta WHERE key='walk'").fetchone()[0])
         if walk != last:
             if (ids := self._grown(walk, last)) is None: ids = self._place(self._loop())
             known = {p: [*st] for p, *st in self.con.execute('SELECT path, size, mtime_ns, ino FROM files')}

@@ -58,7 +58,10 @@ class Recording:
 
 # %% ../nbs/92_record.ipynb #8560b5b1
 @patch
-def run(self:Recording, prompt:str, turns:list=(), **kw) -> str:
+def run(self:Recording, prompt:str, # the prompt the CLI is run with
+        turns:list=(), # the scripted replies (see `FakeAPI`)
+        **kw, # `run_claude`'s `resume`, `fork`, `cont`
+       ) -> str:
     "Script `turns`, run the CLI once on `prompt` (with `run_claude`'s `resume`, `fork`, `cont`), return the session id"
     self.api.turns.extend(turns)
     n = len(self.api.reqs)
@@ -85,13 +88,15 @@ def _req_session(req) -> str:
     m = re.search(r'_session_([0-9a-f-]{36})$', uid)
     return m[1] if m else None
 
-def from_subagent(req:dict) -> bool:
+def from_subagent(req:dict, # a request the fake API received
+                 ) -> bool:
     "Whether a subagent (or a warmup) of a recording sent `req`: marked as a subagent's, or without our `SYSTEM_PROMPT`"
     s = req.get('system') or ''
     last = s if isinstance(s, str) else s[-1].get('text', '') if s else ''
     return is_subagent(req) or last != SYSTEM_PROMPT
 
-def summarize_request(req:dict) -> dict:
+def summarize_request(req:dict, # a request the fake API received
+                     ) -> dict:
     "`req` with `system` cut to 200 characters a block, `tools` to their names, `metadata` to the session id"
     system = req.get('system') or []
     if isinstance(system, str): system = [{'text':system}]
@@ -113,7 +118,8 @@ def scenario(name:str, # the fixture's name
         return f
     return _register
 
-def scenario_bin(name:str) -> Path:
+def scenario_bin(name:str, # a scenario's name, a key of `scenarios`
+                ) -> Path:
     "The `claude` to record scenario `name` with: `claude_bin()`, or the older CLI it is about (`fetch_cli`)"
     cli = scenarios[name][2]
     return claude_bin() if cli is None else fetch_cli(cli)
@@ -125,7 +131,7 @@ def _write_jsonl(path, rows):
 
 @contextmanager
 def _recording_lock(root, name):
-    "Hold a lock on scenario `name`'s scratch folders in `root`, so two runs on one machine never record into them at once"
+    "Hold a lock on scenario `name`'s scratch folders in `root`: two runs on one machine never record into them at once"
     Path(root).mkdir(parents=True, exist_ok=True)
     with open(Path(root)/f'.{name}.lock', 'w') as f:
         fcntl.flock(f, fcntl.LOCK_EX)
@@ -243,7 +249,10 @@ def _compact(r):
     r.run('And what is the capital of Germany?', [[text_block('Berlin.')]], resume=sid)
 
 # %% ../nbs/92_record.ipynb #cfb358fc
-def png_bytes(w:int=2, h:int=2, rgb=(255, 0, 0)) -> bytes:
+def png_bytes(w:int=2, # width in pixels
+              h:int=2, # height in pixels
+              rgb=(255, 0, 0), # the colour
+             ) -> bytes:
     "A valid PNG of `w` by `h` pixels of one colour"
     def chunk(kind, data): return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind+data))
     rows = b''.join(b'\x00' + bytes(rgb)*w for _ in range(h))
@@ -303,7 +312,8 @@ def _legacy(r):
 # %% ../nbs/92_record.ipynb #5b1d0002
 def _any_summary(req):
     "A `/compact` summary, whatever words the CLI asked for it with"
-    return [text_block('<summary>The user had a.txt and b.txt read, wrote note.txt, and had an agent read it.</summary>')]
+    summary = 'The user had a.txt and b.txt read, wrote note.txt, and had an agent read it.'
+    return [text_block(f'<summary>{summary}</summary>')]
 
 def _old_session(r, agent:str):
     "Tools, parallel calls, a written file; a subagent; a compaction; one more prompt, each run resuming the last"
@@ -337,7 +347,9 @@ def _longpath_cases(root):
             Path(root)/'emoji-\U0001F600'/('x'*100)/('y'*100),
             Path(root)/'emoji-\U0001F600-and-caf\u00e9']
 
-def record_longpath(dest=None, root='/tmp/llmsurgery-rec/longpath') -> Path:
+def record_longpath(dest=None, # where `longpath.json` goes (default: the package's fixtures)
+                    root='/tmp/llmsurgery-rec/longpath', # a scratch folder to make the long directories in
+                   ) -> Path:
     "Run the CLI in long and non-ASCII directories; write the project folders it made to `dest/longpath.json`"
     from claude_agent_sdk._internal.sessions import _sanitize_path
     cases = []
@@ -346,7 +358,8 @@ def record_longpath(dest=None, root='/tmp/llmsurgery-rec/longpath') -> Path:
         for d in (cwd, cfg):
             shutil.rmtree(d, ignore_errors=True)
             d.mkdir(parents=True)
-        with FakeAPI([[text_block('ok')]]) as api: run_claude('Hi.', cwd, cfg, api, tools='', system_prompt=SYSTEM_PROMPT)
+        with FakeAPI([[text_block('ok')]]) as api:
+            run_claude('Hi.', cwd, cfg, api, tools='', system_prompt=SYSTEM_PROMPT)
         folder, = os.listdir(cfg/'projects')
         cases.append({'cwd':str(cwd), 'folder':folder, 'sdk_folder':_sanitize_path(str(cwd))})
     shutil.rmtree(root, ignore_errors=True)
@@ -355,16 +368,21 @@ def record_longpath(dest=None, root='/tmp/llmsurgery-rec/longpath') -> Path:
     return out
 
 # %% ../nbs/92_record.ipynb #4465ec02
-def recordable(name:str) -> bool:
+def recordable(name:str, # a scenario's name, a key of `scenarios`
+              ) -> bool:
     "Can scenario `name` be recorded here? (If not, its CLI could not be found or fetched: warns and says so)"
     try: b = scenario_bin(name)
-    except (FileNotFoundError, RuntimeError) as e: warnings.warn(f'{e}; not recorded, the shipped fixture stays'); return False
+    except (FileNotFoundError, RuntimeError) as e:
+        warnings.warn(f'{e}; not recorded, the shipped fixture stays')
+        return False
     if (cli := scenarios[name][2]) and (v := cli_version(b)) != cli:
-        warnings.warn(f'Scenario {name!r} is recorded with Claude Code {cli}, and {b} is {v}; the shipped fixture stays')
+        warnings.warn(f'Scenario {name!r} is recorded with Claude Code {cli}, and {b} is {v}; '
+                      'the shipped fixture stays')
         return False
     return True
 
-def record_all(dest=None) -> list:
+def record_all(dest=None, # where the fixtures go (default: the package's fixtures)
+              ) -> list:
     "Record every scenario whose CLI is at hand, and the long-path check, into `dest` (default: the package's fixtures)"
     return [record(n, dest) for n in scenarios if recordable(n)] + [record_longpath(dest)]
 

@@ -95,7 +95,8 @@ def _usage(input_toks, output_toks) -> dict:
 def _api_message(uid, blocks, model, input_toks):
     stop = 'tool_use' if blocks and blocks[-1].get('type') == 'tool_use' else 'end_turn'
     return {'id': api_id('msg', uid), 'type': 'message', 'role': 'assistant', **({'model': model} if model else {}),
-            'content': blocks, 'stop_reason': stop, 'stop_sequence': None, 'usage': _usage(input_toks, est_toks(blocks))}
+            'content': blocks, 'stop_reason': stop, 'stop_sequence': None,
+            'usage': _usage(input_toks, est_toks(blocks))}
 
 def mk_rec(role:str, # `user` or `assistant`
            content, # a string, or a list of content blocks
@@ -125,7 +126,8 @@ def mk_tu(name:str, # the tool: `Bash`, `Read`, ...
           tid:str=None, # the call's id (default: a random one shaped like the API's)
          ) -> dict:
     "A `tool_use` block calling tool `name` with `input`"
-    return {'type': 'tool_use', 'id': tid or api_id('toolu', str(uuid.uuid4())), 'name': name, 'input': dict(input or {})}
+    tid = tid or api_id('toolu', str(uuid.uuid4()))
+    return {'type': 'tool_use', 'id': tid, 'name': name, 'input': dict(input or {})}
 
 def mk_tr(tu:dict, # the call answered: a `tool_use` block, or a record holding exactly one
           content, # what the tool returned: a string, or a list of content blocks (text, image)
@@ -136,7 +138,8 @@ def mk_tr(tu:dict, # the call answered: a `tool_use` block, or a record holding 
         if len(calls := tool_uses(tu)) != 1:
             raise ValueError(f"record {tu.get('uuid')} holds {len(calls)} tool calls; mk_tr answers exactly one")
         tu = calls[0]
-    return {'type': 'tool_result', 'tool_use_id': tu['id'], 'content': content, **({'is_error': True} if is_error else {})}
+    out = {'type': 'tool_result', 'tool_use_id': tu['id'], 'content': content}
+    return out | {'is_error': True} if is_error else out
 
 def _stamps(ts, n):
     "`n` timestamps one millisecond apart from `ts` (None: now); all False when `ts` is False"
@@ -179,7 +182,7 @@ def msgs2recs(msgs:list, # Anthropic-style messages: dicts with `role` and `cont
               key:str='', # salt for the derived ids: the same messages and key give the same records
               cwd='.', # the directory the session belongs to
               ts=None, # the first record's time (others follow a millisecond apart); None: no timestamps yet
-              model:str=DEFAULT_MODEL
+              model:str=DEFAULT_MODEL, # the model the replies are written as from
              ) -> L:
     "Records for Anthropic-style `msgs`, shaped as Claude Code writes them"
     recs, prev, calls, pending, ctx = [], key, {}, [], 0  # calls: tool_use id -> uuid of the record making it
@@ -207,7 +210,8 @@ def msgs2recs(msgs:list, # Anthropic-style messages: dicts with `role` and `cont
         rest = [b for b in blocks if b['type'] != 'tool_result']
         for b in results:
             if not b.get('tool_use_id'):
-                if not pending: raise ValueError(f'message {i}: a tool_result without tool_use_id, and no call to answer')
+                if not pending:
+                    raise ValueError(f'message {i}: a tool_result without tool_use_id, and no call to answer')
                 b = {'tool_use_id': pending[0], **b}
             if b['tool_use_id'] in pending: pending.remove(b['tool_use_id'])
             par = calls.get(b['tool_use_id'])
@@ -249,7 +253,8 @@ def _check_rec(i, r):
     if t in CHAIN_TYPES and not (isinstance(r.get('uuid'), str) and r['uuid']): raise RecordError(i, r, 'no `uuid`')
     if 'uuid' in r and not is_sid(r['uuid']): raise RecordError(i, r, f"`uuid` {r['uuid']!r} is not a lower-case UUID")
     p = r.get('parentUuid')
-    if p is not None and not is_sid(p): raise RecordError(i, r, f'`parentUuid` must be a lower-case UUID or null, not {p!r}')
+    if p is not None and not is_sid(p):
+        raise RecordError(i, r, f'`parentUuid` must be a lower-case UUID or null, not {p!r}')
     if 'timestamp' in r and not (isinstance(ts := r['timestamp'], str) and parse_ts(ts)):
         raise RecordError(i, r, f'`timestamp` {ts!r} is not an ISO time')
 
@@ -317,7 +322,7 @@ class WriteError(RuntimeError):
 
 def check_inside(path, # a file a session writer is about to write
                 ) -> Path:
-    "`path`, if writing it stays inside `projects_dir()`: its folder resolves there and it is no symlink; else `WriteError`"
+    "`path` if writing it stays inside `projects_dir()` (its folder resolves there, no symlink), else `WriteError`"
     path, root = Path(path), Path(os.path.realpath(projects_dir()))
     if not Path(os.path.realpath(path.parent)).is_relative_to(root):
         raise WriteError(f'{path.parent} resolves to {os.path.realpath(path.parent)}, outside {projects_dir()}: '
@@ -428,7 +433,8 @@ def _append(fd, path, data:bytes):
     size = os.fstat(fd).st_size
     try:
         if (n := os.write(fd, data)) != len(data):
-            raise OSError(28, f'only {n} of {len(data)} bytes could be appended to {path} (disk full?); nothing was kept')
+            raise OSError(28, f'only {n} of {len(data)} bytes could be appended to {path} (disk full?); '
+                              'nothing was kept')
         os.fsync(fd)
     except BaseException:
         now = os.fstat(fd).st_size
@@ -456,7 +462,8 @@ def append_sess(recs, # the records to add, in order
     return path.stem
 
 # %% ../nbs/07_write.ipynb #53107202
-def open_tool_calls(recs) -> L:
+def open_tool_calls(recs, # transcript records
+                   ) -> L:
     "Ids of the tool calls in `recs` that no tool result in `recs` answers"
     answered = {i for r in recs for i in tool_result_ids(r)}
     return L(i for r in recs for i in tool_use_ids(r) if i not in answered)
@@ -484,7 +491,8 @@ def _drop_recs(recs, gone:dict) -> L:
 # %% ../nbs/07_write.ipynb #5924643f
 def _is_think(b): return isinstance(b, dict) and b.get('type') in ('thinking', 'redacted_thinking')
 
-def strip_think(recs) -> L:
+def strip_think(recs, # transcript records
+               ) -> L:
     "Copies of `recs` without thinking blocks; records left empty are dropped and their children relinked"
     out, gone = [], {}
     for r in map(copy_rec, recs):
@@ -516,7 +524,9 @@ def _cap_block(b, mx):
         return {**b, 'content': c}
     return b
 
-def trunc_tools(recs, mx:int=2000) -> L:
+def trunc_tools(recs, # transcript records
+                mx:int=2000, # the longest a string may stay, in characters
+               ) -> L:
     "Copies of `recs` with every string in tool inputs and results cut to `mx` characters, each cut marked"
     if mx < 1: raise ValueError(f'mx must be a positive number of characters, not {mx}')
     out = L()
