@@ -20,7 +20,7 @@ def convs(draw):
         while True:
             blocks = []
             if draw(st.booleans()): blocks.append({'type': 'thinking', 'thinking': draw(words), 'signature': draw(sig)})
-            # a blank text beside other blocks is not sent on resume (tests/test_thread_rules.py pins it)
+            # a blank text beside other blocks is not sent on resume (the thread notebook: joining a message)
             if draw(st.booleans()): blocks.append({'type': 'text', 'text': draw(words.filter(str.strip))})
             calls = [{'type': 'tool_use', 'name': draw(st.sampled_from(['Bash', 'Read', 'Grep'])),
                       'input': {'arg': draw(long_words)}} for _ in range(draw(st.integers(0, 3)))]
