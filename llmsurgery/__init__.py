@@ -52,7 +52,7 @@ Modules:
 - `llmsurgery.sess`: Name a session as people do, open it once, list the sessions of a project or the whole archive, find its subagents
 - `llmsurgery.show`: Aligned tables for people, plain data for programs, and one readable rendering of a conversation
 - `llmsurgery.skill`: Teach Claude Code, from inside any session, to answer questions about its own and other sessions with llmsurgery
-- `llmsurgery.thread`: Which records of a transcript make up the conversation that `claude --resume` rebuilds, and in what order, for each Claude Code version
+- `llmsurgery.thread`: Which records make up the conversation `claude --resume` rebuilds, and in what order, for each Claude Code version
 - `llmsurgery.write`: Build transcript records, write sessions Claude Code resumes, and curate real ones without breaking them"""
 
 __version__ = "0.0.1"

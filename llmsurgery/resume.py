@@ -38,7 +38,15 @@ class ResumeError(RuntimeError): "Claude Code could not resume a session; the me
 
 class Resumed:
     "What Claude Code `version` sent on resuming session `sid` (its first request, `req`), and the `thread` predicted"
-    def __init__(self, sid, path, req, thread, version, secs, prompt=PROBE): store_attr()
+    def __init__(self,
+                 sid:str, # the session id it was resumed under
+                 path, # the transcript file that was resumed
+                 req:dict, # the first request Claude Code sent on resuming
+                 thread:Thread, # what `sess_thread` predicted for that version
+                 version:str, # the Claude Code version that resumed
+                 secs:float, # how many seconds the resume took
+                 prompt:str=PROBE, # the prompt sent after resuming
+                ): store_attr()
 
     @property
     def msgs(self) -> list:
@@ -50,7 +58,8 @@ class Resumed:
         "The conversation Claude Code rebuilt from the file (the probe left out, also when it joined the last message)"
         *conv, last = self.msgs
         c = last['content']
-        rest = [] if c == self.prompt else [b for b in c if not (b.get('type') == 'text' and b.get('text') == self.prompt)]
+        def probe(b): return b.get('type') == 'text' and b.get('text') == self.prompt
+        rest = [] if c == self.prompt else [b for b in c if not probe(b)]
         return conv + ([{**last, 'content': rest}] if sent_msgs([{**last, 'content': rest}]) else [])
 
     @property
@@ -118,7 +127,8 @@ def resume_check(sid:str=None, # the session, as `sess_file` names it (default: 
 def _last_text(req):
     "The text of a request's last message (older CLIs send 'Warmup' requests for their agents as they start)"
     c = req['messages'][-1].get('content')
-    return c if isinstance(c, str) else ' '.join(b.get('text', '') for b in c if isinstance(b, dict)) if isinstance(c, list) else ''
+    if isinstance(c, str): return c
+    return ' '.join(b.get('text', '') for b in c if isinstance(b, dict)) if isinstance(c, list) else ''
 
 # %% ../nbs/08_resume.ipynb #7c72485f
 def _brief(b, mx=70) -> str:
@@ -150,7 +160,7 @@ def fmt_resumed(r:Resumed, # a resume check's outcome
 
 def resume_check_cmd(session:str=None, # the session, as `sess_file` names it (default: the current one)
                      cwd=None, # the project directory for `.` and for ids
-                     mx:int=70 # characters shown of each content block
+                     mx:int=70, # characters shown of each content block
                     ) -> str:
     "Resume `session` offline with the installed Claude Code; report the conversation it rebuilt, one line a block"
     return fmt_resumed(resume_check(session, cwd), mx)
@@ -164,7 +174,7 @@ def _spaced(path) -> bool:
     return bool(re.match(rb'\s*\{"[^"]*": ', head))
 
 def _malformed(r) -> bool:
-    "A user or assistant record Claude Code drops as it reads: a message that is not an object, empty or without content"
+    "A user or assistant record Claude Code drops as it reads: its message not an object, empty or without content"
     if r.get('type') not in ('user', 'assistant') or not isinstance(r.get('uuid'), str): return False
     m = r.get('message')
     if not isinstance(m, dict): return True
@@ -180,15 +190,19 @@ def resume_changes(recs, # a session's records, in file order
     v, out = thread.rules.version, L()
     main = [r for r in recs if r.get('type') in ('user', 'assistant') and isinstance(r.get('uuid'), str)
             and not r.get('isSidechain')]
-    if thread.error: return L([_change('unreadable', True, [], f'Claude Code {v} {thread.error[len(f"Claude Code {v} "):]}')])
+    if thread.error:
+        why = thread.error[len(f'Claude Code {v} '):]
+        return L([_change('unreadable', True, [], f'Claude Code {v} {why}')])
     if main and not thread.written:
         why = ' (it needs a `timestamp` on every record)' if thread.rules.timestamps != 'optional' else ''
         return L([_change('not_found', True, [], f'Claude Code {v} finds no conversation in this file{why}')])
     on = {r.get('uuid') for r in thread}
     bad = [r['uuid'] for r in main if _malformed(r)]
-    if bad: out.append(_change('malformed', True, bad, 'records of the wrong shape are dropped as Claude Code reads them'))
+    if bad:
+        out.append(_change('malformed', True, bad, 'records of the wrong shape are dropped as Claude Code reads them'))
     first = thread[0] if thread else None
-    start = recs.index(first) if first is not None and first.get('subtype') == 'compact_boundary' and first in recs else 0
+    at_boundary = first is not None and first.get('subtype') == 'compact_boundary' and first in recs
+    start = recs.index(first) if at_boundary else 0
     off = [r['uuid'] for r in main if r['uuid'] not in on and r['uuid'] not in bad]
     before = {r['uuid'] for r in recs[:start]}
     if (cut := [u for u in off if u in before]):
@@ -203,29 +217,37 @@ def resume_changes(recs, # a session's records, in file order
         for b in rec_blocks(r):
             if kept[k := rec_json(b, sort=True)] > 0: kept[k] -= 1
             else: lost.get(b.get('type'), lost['other']).append(r['uuid'])
-    texts = dict(thinking=f'thinking is dropped (written by another model than the one resuming, {thread.model or "the session\'s"})',
-                 tool_use='tool calls without a result anywhere are dropped', tool_result='tool results without their call are dropped',
-                 other='other blocks are dropped')
+    resuming = thread.model or "the session's"
+    texts = dict(thinking=f'thinking is dropped (written by another model than the one resuming, {resuming})',
+                 tool_use='tool calls without a result anywhere are dropped',
+                 tool_result='tool results without their call are dropped', other='other blocks are dropped')
     for k in ('thinking', 'tool_use', 'tool_result', 'other'):
         us = lost[k] + (lost['redacted_thinking'] if k == 'thinking' else [])
         if us: out.append(_change(k, True, dict.fromkeys(us), texts[k]))
     if (syn := thread.synthetic):
-        out.append(_change('synthetic', False, syn.attrgot('uuid'),
-                           'Claude Code writes ' + ', then '.join(repr(trunc(rec_txt(r), 60)) for r in syn) + ' into the file'))
-    if (fill := [r for r in sent if r.get('uuid') is None] + [r for r in sent if any(
-            b.get('content') in (MISSING,) or b.get('text') in (NO_CONTENT, ORPHANED, '[Tool use interrupted]') for b in rec_blocks(r))]):
-        out.append(_change('repaired', False, [r.get('uuid') for r in fill], 'tool calls and results are paired up with placeholders'))
+        turns = ', then '.join(repr(trunc(rec_txt(r), 60)) for r in syn)
+        out.append(_change('synthetic', False, syn.attrgot('uuid'), 'Claude Code writes ' + turns + ' into the file'))
+    marks = (NO_CONTENT, ORPHANED, '[Tool use interrupted]')
+    def mended(r): return any(b.get('content') in (MISSING,) or b.get('text') in marks for b in rec_blocks(r))
+    if (fill := [r for r in sent if r.get('uuid') is None] + [r for r in sent if mended(r)]):
+        fixed = [r.get('uuid') for r in fill]
+        out.append(_change('repaired', False, fixed, 'tool calls and results are paired up with placeholders'))
     if (idless := [r['uuid'] for r in thread.written if r.get('type') == 'assistant' and not msg_id(r)]):
         how = 'joined into one message each run' if thread.rules.merge_idless else 'sent as separate messages'
         out.append(_change('idless', False, idless, f'assistant records without `message.id` are {how}'))
     if thread.rules.notify and (notes := [r['uuid'] for r in thread.written if is_notification(r)]):
-        out.append(_change('notification', False, notes, 'background task notifications are sent wrapped as not user input'))
+        out.append(_change('notification', False, notes,
+                           'background task notifications are sent wrapped as not user input'))
     return out
 
 # %% ../nbs/08_resume.ipynb #7e5a0004
 class Preview:
     "What resuming session `path` with Claude Code `thread.rules.version` would send (`msgs`) and lose or change"
-    def __init__(self, path, thread, changes): store_attr()
+    def __init__(self,
+                 path, # the session's transcript file
+                 thread:Thread, # what `sess_thread` predicts for the version and model that resume
+                 changes:L, # what resuming loses or changes (see `resume_changes`)
+                ): store_attr()
 
     @property
     def msgs(self) -> list:
@@ -243,22 +265,23 @@ class Preview:
                     changes=[{k: v for k, v in c.items()} for c in self.changes], messages=sent_msgs(self.msgs))
 
     def __repr__(self):
+        lost = sum(c.lost for c in self.changes)
         return (f'Preview({Path(self.path).name}: Claude Code {self.thread.rules.version} would send {len(self.msgs)} '
-                f'messages; {sum(c.lost for c in self.changes)} losses, {sum(not c.lost for c in self.changes)} changes)')
+                f'messages; {lost} losses, {len(self.changes) - lost} changes)')
 
 def resume_preview(session=None, # the session, as `sess_file` names it (default: the current one of `cwd`)
                    cwd=None, # the project directory for `.` and for ids
                    cli=None, # the Claude Code version that will resume (default: the installed one)
                    model:str=None, # the model it will resume with (default: the session's last model)
                   ) -> Preview:
-    "Predict, without running anything, what Claude Code `cli` sends on resuming `session`, and what it loses or changes"
+    "Predict, running nothing, what Claude Code `cli` sends on resuming `session`, and what it loses or changes"
     path = sess_file(session, cwd)
     recs = load_recs(path, skip_bad=True)
     th = sess_thread(recs, cli=cli or claude_version(), model=model)
     changes = resume_changes(recs, th)
     if _spaced(path):
-        changes.append(_change('spaced', False, [], 'the file is spaced JSON (as Python writes it): `claude --resume ID` '
-                               'finds it only from its own project folder'))
+        changes.append(_change('spaced', False, [], 'the file is spaced JSON (as Python writes it): '
+                               '`claude --resume ID` finds it only from its own project folder'))
     return Preview(path, th, changes)
 
 # %% ../nbs/08_resume.ipynb #7e5a0005
@@ -271,7 +294,8 @@ def fmt_preview(p:Preview, # a prediction from `resume_preview`
            + (f' (model {p.thread.model})' if p.thread.model else '') + ':']
     for m in sent_msgs(p.msgs): out += [f"{m['role']:9}  {_brief(b, mx)}" for b in m['content']]
     if not p.changes: out.append('Nothing is lost or changed: the conversation is sent as written.')
-    for c in p.changes: out.append(f"{'LOST' if c.lost else 'changed'}: {c.text}" + (f' ({c.n} records)' if c.n else ''))
+    for c in p.changes:
+        out.append(f"{'LOST' if c.lost else 'changed'}: {c.text}" + (f' ({c.n} records)' if c.n else ''))
     return '\n'.join(out)
 
 # %% ../nbs/08_resume.ipynb #e45dc463
@@ -296,7 +320,7 @@ def _recs_fields(recs):
 
 def field_needs(sid:str=None, # the session, as `sess_file` names it (default: the current one of `cwd`)
                 cwd=None, # the project directory for `.` and for ids
-                fields=None # the fields to try (default: all of the user and assistant records', but content)
+                fields=None, # the fields to try (default: all of the user and assistant records', but content)
                ) -> dict:
     "Which `fields` Claude Code needs to resume session `sid`: field -> `needed` or `optional`, measured with the CLI"
     src = sess_file(sid, cwd)
