@@ -28,3 +28,27 @@ def test_every_notebook_is_in_the_sidebar():
     "The sidebar is written by hand (`custom_sidebar`): a new notebook must be added to `nbs/sidebar.yml`"
     side = (NBS/'sidebar.yml').read_text()
     assert [nb.name for nb in sorted(NBS.glob('*.ipynb')) if nb.name not in side] == []
+
+def test_lines_fit():
+    "Every line of every notebook (code and prose) is at most 120 characters, as the docs site shows them"
+    long = [f'{nb.name} cell {i}: {l[:60]}…' for nb in sorted(NBS.glob('*.ipynb'))
+            for i, c in enumerate(json.loads(nb.read_text())['cells']) for l in ''.join(c['source']).splitlines()
+            if len(l) > 120]
+    assert long == []
+
+def _undocumented(fn, lines):
+    "The parameters of function `fn` (`self` aside) without a docment: a comment on the parameter's own line"
+    args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs, fn.args.vararg, fn.args.kwarg]
+    return [a.arg for a in args if a is not None and a.arg not in ('self', 'cls')
+            and '#' not in lines[a.lineno-1][a.col_offset:]]
+
+def test_public_functions_have_docments():
+    "Every public function of the package documents each parameter (docments), so its docs page says what it takes"
+    bad = []
+    for py in sorted((NBS.parent/'llmsurgery').glob('*.py')):
+        if py.name.startswith('_'): continue
+        lines = py.read_text().splitlines()
+        for n in ast.parse(py.read_text()).body:
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and not n.name.startswith('_'):
+                if miss := _undocumented(n, lines): bad.append(f'{py.name}: {n.name}({", ".join(miss)})')
+    assert bad == []
