@@ -359,23 +359,32 @@ def atomic_write(path, # the file to write
                 ) -> Path:
     "Write `data` to `path` all at once: a temporary file in the same folder, synced, then renamed into place"
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
-    fcntl.flock(fd, fcntl.LOCK_EX)  # tells `clean_tmp` that this file is being written
+    made = [d for d in (path.parent, *path.parent.parents) if not d.exists()]  # folders a failed write removes again
     try:
-        with os.fdopen(fd, 'wb') as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if replace: os.replace(tmp, path)
-        else:
-            try: os.link(tmp, path)  # unlike rename, refuses to clobber a file that appeared meanwhile
-            except FileExistsError: raise FileExistsError(f'{path} exists; pass replace=True to replace it') from None
-            except OSError:  # no hard links on this file system
-                if path.exists(): raise FileExistsError(f'{path} exists; pass replace=True to replace it') from None
-                os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp): os.unlink(tmp)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
+        fcntl.flock(fd, fcntl.LOCK_EX)  # tells `clean_tmp` that this file is being written
+        try:
+            with os.fdopen(fd, 'wb') as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            if replace: os.replace(tmp, path)
+            else:
+                try: os.link(tmp, path)  # unlike rename, refuses to clobber a file that appeared meanwhile
+                except FileExistsError:
+                    raise FileExistsError(f'{path} exists; pass replace=True to replace it') from None
+                except OSError:  # no hard links on this file system
+                    if path.exists():
+                        raise FileExistsError(f'{path} exists; pass replace=True to replace it') from None
+                    os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp): os.unlink(tmp)
+    except BaseException:
+        for d in made:  # the deepest first; one that is not empty (another writer's now) stays
+            try: os.rmdir(d)
+            except OSError: break
+        raise
     _fsync_dir(path.parent)
     return path
 
@@ -582,11 +591,16 @@ def reid_recs(recs, # records of one session, in file order
 
 # %% ../nbs/07_write.ipynb #41bc28bb
 def _not_copied(top):
-    "What `copytree` leaves out of a fork: symlinks (never followed: they may point anywhere) and `top`'s subagents"
+    "What `copytree` leaves out of a fork: symlinks (they may point anywhere), FIFOs and devices, `top`'s subagents"
     def ignore(d, names):
-        links = [n for n in names if os.path.islink(os.path.join(d, n))]
-        for n in links: skip_warn(os.path.join(d, n), 'a symlink, not copied into the fork')
-        return links + (['subagents'] if Path(d) == top else [])
+        out = ['subagents'] if Path(d) == top else []
+        for n in names:
+            try: m = os.lstat(p := os.path.join(d, n)).st_mode
+            except OSError: continue  # gone meanwhile: copytree says so
+            if stat.S_ISREG(m) or stat.S_ISDIR(m): continue
+            skip_warn(p, f"{'a symlink' if stat.S_ISLNK(m) else file_kind(m)}, not copied into the fork")
+            out.append(n)
+        return out
     return ignore
 
 def _fork_recs(recs) -> L:

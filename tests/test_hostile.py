@@ -305,6 +305,19 @@ def test_05_fork_does_not_copy_what_a_symlink_points_at(arc, tmp_path):
     assert not any('the secret' in f.read_text() for f in got.rglob('*') if f.is_file())
     assert not any(f.is_symlink() for f in got.rglob('*'))
 
+def test_05_fork_skips_fifos_beside_the_session(arc):
+    "A FIFO among the session's side files is neither opened (it would block) nor stops the fork: skipped, named"
+    side = tools_dir(arc)/SID/'tool-results'
+    side.mkdir(parents=True)
+    (side/'big.txt').write_text('a tool output')
+    os.mkfifo(side/'pipe.txt')
+    with deadline(), warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        new = fork_sess(SID)
+    assert (tools_dir(arc)/new/'tool-results'/'big.txt').read_text() == 'a tool output'
+    assert not (tools_dir(arc)/new/'tool-results'/'pipe.txt').exists()
+    assert any('pipe.txt' in str(o.message) and 'FIFO' in str(o.message) for o in w)
+
 def test_05_save_sess_does_not_follow_a_symlinked_config_subfolder(arc, tmp_path):
     outside = tmp_path/'elsewhere'
     outside.mkdir()
@@ -441,6 +454,16 @@ def test_12_a_failed_fork_leaves_no_orphan_folder(arc):
     before = sorted(p.relative_to(arc) for p in arc.rglob('*'))
     with pytest.raises(TranscriptError): fork_sess(AGENT.sid)
     assert sorted(p.relative_to(arc) for p in arc.rglob('*')) == before
+
+def test_12_a_save_that_fails_on_a_full_disk_leaves_no_folder(arc, tmp_path, monkeypatch):
+    "The disk fills while the first session of a new project is synced: neither its file nor its folder remains"
+    def full(fd): raise OSError(28, 'No space left on device')
+    monkeypatch.setattr(os, 'fsync', full)
+    proj = tmp_path/'newproj'
+    proj.mkdir()
+    before = sorted(arc.parent.rglob('*'))
+    with pytest.raises(OSError, match='No space'): save_sess([mk_rec('user', 'hi', cwd=proj)], cwd=proj)
+    assert sorted(arc.parent.rglob('*')) == before and not sess_dir(proj).exists()
 
 def test_12_stale_temporary_files_are_cleaned_on_the_next_write(arc, tmp_path):
     d = tools_dir(arc)
