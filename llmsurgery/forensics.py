@@ -173,7 +173,8 @@ _KINDS = [('read', _READS), ('written', _WRITES), ('edited', _EDITS)]
 def call_path(c, # a `ToolCall`
              ) -> str | None:
     "The file a Read, Write or Edit call works on"
-    return first(p for k in ('file_path', 'notebook_path') if isinstance(p := c.input.get(k), str) and p)
+    inp = c.input if isinstance(c.input, dict) else {}
+    return first(p for k in ('file_path', 'notebook_path') if isinstance(p := inp.get(k), str) and p)
 
 def touched_files(s=None, # a session, as `open_sess` takes it
                   cwd=None, # the project directory for `.` and for ids

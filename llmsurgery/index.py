@@ -361,9 +361,9 @@ def _index_lines(self:ArchiveIndex, f, fid, start, end) -> int:
             if text: fts.append((ids['recs'], text))
             if t == 'assistant':
                 for b in tool_uses(r):
-                    if (tid := b.get('id')) in known: continue
+                    if not isinstance(tid := b.get('id'), str) or tid in known: continue  # as `join_calls` reads it
                     ids['calls'] += 1
-                    inp = b.get('input') or {}
+                    inp = b.get('input') if isinstance(b.get('input'), dict) else {}
                     cmd = inp.get('command') if isinstance(inp, dict) else None
                     calls[tid] = [ids['calls'], fid, tid, _str(b.get('name')), orjson.dumps(inp).decode(),
                                   call_path(AttrDict(input=inp)), cmd if isinstance(cmd, str) else None,
@@ -374,7 +374,8 @@ def _index_lines(self:ArchiveIndex, f, fid, start, end) -> int:
             elif t == 'user':
                 res = tool_results(r)
                 for b in res:
-                    if (k := known.get(b.get('tool_use_id'))) is None or k[1]: continue
+                    if not isinstance(b.get('tool_use_id'), str) or (k := known.get(b['tool_use_id'])) is None or k[1]:
+                        continue
                     k[1] = True
                     data = r.get('toolUseResult') if len(res) == 1 else None
                     done = (int(is_failure(b, data)), result_txt(b.get('content'))[:1000], lno, off, n)

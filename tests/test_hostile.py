@@ -245,6 +245,20 @@ def test_03_wrong_shapes_do_not_crash_the_command_line(arc, capsys, field, value
         rc, out, err = run(capsys, *argv)
         assert 'Traceback' not in err and rc in (0, 1, 2), (argv, err)
 
+@pytest.mark.parametrize('field,value', [('message.content.0.tool_use_id', ['x']), ('message.content.0.input', 'cmd'),
+                                         ('message.content.0.id', {'a': 1}), ('type', ['user'])])
+def test_03_wrong_shapes_do_not_crash_the_archive_index(arc, capsys, tmp_path, monkeypatch, field, value):
+    "`llmsurgery index`, and the commands over every session that answer from the index, read such records as unknown"
+    monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path/'cache'))
+    for p in arc.rglob('*.jsonl'):
+        recs = [json.loads(l) for l in p.read_text().splitlines()]
+        for r in recs: _set(r, field, value)
+        p.write_text(''.join(json.dumps(r) + '\n' for r in recs))
+    for argv in (['index'], ['errors', '--all'], ['commands', '--grep', 'l'], ['files', '--edited', 'notes.txt'],
+                 ['usage', '--by', 'session'], ['find', 'e']):
+        rc, out, err = run(capsys, *argv)
+        assert rc in (0, 1) and 'internal error' not in err and 'Traceback' not in err, (argv, err)
+
 # ---------------------------------------------------------------------------------------------------------------------
 # 4. Lone surrogates, as Node's JSON.stringify writes them
 
