@@ -205,6 +205,16 @@ def readers(path, sid):
 
 ALLOWED = (TranscriptError, ConvertError)  # a parentUuid cycle is walked, as Claude Code walks it
 
+def readers_cope(p, what=''):
+    "Every reader of transcript `p` returns, or raises one of the library's own errors (`what` says what was done to it)"
+    for name, f in readers(p, SID).items():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                f()
+        except ALLOWED: pass
+        except Exception as e: pytest.fail(f'{name}{what}: {type(e).__name__}: {e}')
+
 @pytest.mark.parametrize('field,value', WRONG, ids=[f for f, _ in WRONG])
 def test_03_wrong_shapes_do_not_crash_readers(arc, field, value):
     "Every record of the `tools` session that has `field` gets `value` instead; every reader copes"
@@ -212,13 +222,7 @@ def test_03_wrong_shapes_do_not_crash_readers(arc, field, value):
     recs = [json.loads(l) for l in p.read_text().splitlines()]
     hit = sum(_set(r, field, value) for r in recs if r.get('type') in ('user', 'assistant', 'last-prompt', 'system'))
     p.write_text(''.join(json.dumps(r) + '\n' for r in recs))
-    for name, f in readers(p, SID).items():
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter('ignore')
-                f()
-        except ALLOWED: pass
-        except Exception as e: pytest.fail(f'{name} with {field}={value!r} ({hit} records): {type(e).__name__}: {e}')
+    readers_cope(p, f' with {field}={value!r} ({hit} records)')
 
 def test_03_values_nested_as_deep_as_json_allows(arc):
     "A tool input nested 1,020 lists deep (orjson reads up to 1,024): readers cope, or raise the library's own error"
@@ -227,13 +231,7 @@ def test_03_values_nested_as_deep_as_json_allows(arc):
     for r in recs:
         for b in tool_uses(r): b['input']['deep'] = '@@'
     p.write_text(''.join(json.dumps(r) + '\n' for r in recs).replace('"@@"', '['*1020 + ']'*1020))
-    for name, f in readers(p, SID).items():
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter('ignore')
-                f()
-        except ALLOWED: pass
-        except Exception as e: pytest.fail(f'{name}: {type(e).__name__}: {e}')
+    readers_cope(p)
 
 @pytest.mark.parametrize('field,value', WRONG[:10], ids=[f for f, _ in WRONG[:10]])
 def test_03_wrong_shapes_do_not_crash_the_command_line(arc, capsys, field, value):
