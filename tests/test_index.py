@@ -52,3 +52,17 @@ def test_two_updaters_read_each_byte_once(archive, tmp_path):
     outs = [json.loads(p.communicate(timeout=300)[0]) for p in procs]
     assert sum(o['bytes'] for o in outs) == sum(p.stat().st_size for _, _, p in transcripts(warmups=True))
     assert sorted(o['indexed'] for o in outs)[0] == 0
+
+def test_usage_rows_however_counted(archive, tmp_path):
+    "Priced as counted (`update(price=True)`) or later (`price`), from the records just read or read back: one table"
+    rows = lambda ix: ix.con.execute('SELECT file, n, key, ts, minute, sess, model, input, output, cache_write, '
+                                     'cache_read, cost, priced, usage FROM usage ORDER BY file, n').fetchall()
+    now, later = ArchiveIndex(path=tmp_path/'now.sqlite'), ArchiveIndex(path=tmp_path/'later.sqlite')
+    now.update(price=True)
+    later.update()
+    assert {r[-2] for r in rows(later)} == {0}  # nothing priced yet
+    later.price()
+    assert rows(now) == rows(later)
+    assert sum(r[-3] or 0 for r in rows(now)) > 0 and {r[-2] for r in rows(now)} == {1}
+    for (fid,) in later.con.execute('SELECT id FROM files').fetchall(): later._count_usage(fid)  # read from `msgs`
+    assert rows(now) == rows(later)
