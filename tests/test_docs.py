@@ -21,7 +21,8 @@ def test_cells_with_imports_only_import():
             try: tree = ast.parse('\n'.join(l for l in src.splitlines() if not l.startswith(('%', '!'))))
             except SyntaxError: continue
             if not any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in ast.walk(tree)): continue
-            if not all(isinstance(n, (ast.Import, ast.ImportFrom)) for n in tree.body): bad.append(f'{nb.name} cell {i}')
+            if not all(isinstance(n, (ast.Import, ast.ImportFrom)) for n in tree.body):
+                bad.append(f'{nb.name} cell {i}')
     assert bad == []
 
 def test_every_notebook_is_in_the_sidebar():

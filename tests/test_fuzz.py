@@ -4,9 +4,10 @@ A recorded fixture's session is mutated: JSON values anywhere in its records are
 (a `type` that is a list, a `parentUuid` that is a dict, a `content` that is a number, a string full of escape
 sequences, a lone surrogate, a huge integer), and lines are damaged byte by byte (flipped, cut, spliced, emptied).
 Then every reader runs on it, and the command line too. The only errors allowed are the library's own, documented
-ones: `TranscriptError` (a line that is not a record, named by file and line) and, for the conversion to chat messages, `ConvertError` (a record that cannot be converted faithfully, named by its
-uuid). The budget is fixed (derandomized, so CI runs the same cases every time); `LLMSURGERY_FUZZ=N` runs N examples
-with fresh randomness instead, for a longer campaign."""
+ones: `TranscriptError` (a line that is not a record, named by file and line) and, for the conversion to chat
+messages, `ConvertError` (a record that cannot be converted faithfully, named by its uuid). The budget is fixed
+(derandomized, so CI runs the same cases every time); `LLMSURGERY_FUZZ=N` runs N examples with fresh randomness
+instead, for a longer campaign."""
 import os, io, json, shutil, warnings, contextlib
 from pathlib import Path
 import pytest
@@ -30,9 +31,10 @@ settings.register_profile('fuzz', max_examples=N or 120, deadline=None, derandom
                           suppress_health_check=list(HealthCheck))
 
 EVIL = '\x1b]0;t\x07\x1b[2J\u009b\ud800'
-scalars = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.floats(allow_nan=False, allow_infinity=False),
-                    st.text(max_size=8), st.sampled_from(['', EVIL, 'user', 'assistant', 'tool_use', 'tool_result', 'text',
-                                                          '2026-01-01T00:00:00Z', 'x'*3000]))
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70),
+                    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=8),
+                    st.sampled_from(['', EVIL, 'user', 'assistant', 'tool_use', 'tool_result', 'text',
+                                     '2026-01-01T00:00:00Z', 'x'*3000]))
 values = st.recursive(scalars, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.sampled_from(
     ['type', 'text', 'id', 'content', 'name', 'input', 'uuid', 'tool_use_id', 'role']), c, max_size=3), max_leaves=6)
 
@@ -87,15 +89,17 @@ def readers(s):
         conv=lambda: conv_recs(s.recs, sidechain=True), api=lambda: sent_msgs(api_msgs(sess_thread(s))),
         chat=lambda: recs2chat(sess_thread(s)), dlg=lambda: recs2dlg(s.recs, s.sid, 200),
         fmt=lambda: fmt_recs(s.recs, showall=True, attachments=True, start=0), show=lambda: fmt_recs(sess_thread(s)),
-        search=lambda: repr(sess_search('(?i)e', path=p)), search_tool=lambda: repr(sess_search('.', path=p, tool='Bash')),
+        search=lambda: repr(sess_search('(?i)e', path=p)),
+        search_tool=lambda: repr(sess_search('.', path=p, tool='Bash')),
         prompts=lambda: repr(sess_prompts(s)), replies=lambda: repr(sess_replies(s, thinking=True)),
         tools=lambda: repr(sess_tools(s)), counts=lambda: repr(tool_counts(s)), errors=lambda: repr(sess_errors(s)),
         cmds=lambda: repr(sess_commands(s)), files=lambda: repr(touched_files(s)), usage=lambda: repr(sess_usage(s)),
-        agents=lambda: repr(sess_agents(s)), stats=lambda: repr(sess_stats(s)), info=lambda: json.dumps(Sess(p).to_data()),
-        data=lambda: json.dumps(to_data(sess_tools(s)), default=str),
+        agents=lambda: repr(sess_agents(s)), stats=lambda: repr(sess_stats(s)),
+        info=lambda: json.dumps(Sess(p).to_data()), data=lambda: json.dumps(to_data(sess_tools(s)), default=str),
         ls=lambda: repr(ls_sess()), find=lambda: repr(find_sess('(?i)e')), find_all=lambda: repr(find_sess('.')),
         edits=lambda: repr(find_edits('notes.txt')), cmds_all=lambda: repr(find_commands('.')),
-        errs=lambda: repr(find_errors()), by_day=lambda: repr(find_usage('day')), by_model=lambda: repr(find_usage('model')))
+        errs=lambda: repr(find_errors()), by_day=lambda: repr(find_usage('day')),
+        by_model=lambda: repr(find_usage('model')))
 
 ALLOWED = (TranscriptError, ConvertError)  # a parentUuid cycle is walked, as Claude Code walks it
 
@@ -120,7 +124,8 @@ def test_readers_survive_hostile_transcripts(cfg, case):
             try: f()
             except ALLOWED as e:
                 if isinstance(e, ConvertError): assert what in ('chat', 'dlg'), (what, e)
-            except Exception as e: raise AssertionError(f'{what} on {name} after {done}: {type(e).__name__}: {e}') from e
+            except Exception as e:
+                raise AssertionError(f'{what} on {name} after {done}: {type(e).__name__}: {e}') from e
         for argv in (['show', s.sid], ['show', '--all', s.sid], ['grep', 'e', s.sid], ['stats', s.sid], ['ls'],
                      ['show', '--skip-bad', s.sid, '--json']):
             out, err = io.StringIO(), io.StringIO()

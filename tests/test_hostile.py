@@ -3,7 +3,8 @@
 Each test builds a small archive under a scratch `$CLAUDE_CONFIG_DIR` from the recorded fixtures, plants one hostile
 thing in it and checks what the library and the command line do with it. Numbers in the test names are the items of
 issue 10."""
-import os, re, sys, time, json, stat, tempfile, shutil, signal, subprocess, resource, warnings, multiprocessing, contextlib
+import os, re, sys, time, json, stat, tempfile, shutil, signal, subprocess, resource, warnings, multiprocessing
+import contextlib
 from pathlib import Path
 import pytest
 from fastcore.foundation import L
@@ -26,7 +27,8 @@ SID = TOOLS.sid
 def arc(tmp_path, monkeypatch):
     "A scratch config folder holding the `tools` and `subagent` fixtures' projects; returns its `projects/`"
     monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(tmp_path/'cfg'))
-    for name in ('tools', 'subagent'): shutil.copytree(fixture(name)/'projects', tmp_path/'cfg'/'projects', dirs_exist_ok=True)
+    for name in ('tools', 'subagent'):
+        shutil.copytree(fixture(name)/'projects', tmp_path/'cfg'/'projects', dirs_exist_ok=True)
     return tmp_path/'cfg'/'projects'
 
 def tools_dir(arc): return arc/TOOLS.path.parent.name
@@ -197,16 +199,19 @@ def readers(path, sid):
         load=lambda: load_recs(path), thread=lambda: sess_thread(load_recs(path)),
         history=lambda: sess_history(load_recs(path)), chat=lambda: recs2chat(sess_thread(load_recs(path))),
         search=lambda: sess_search('(?i)t', path=path), fmt=lambda: fmt_recs(load_recs(path), showall=True),
-        prompts=lambda: sess_prompts(path), replies=lambda: repr(sess_replies(path)), tools=lambda: repr(sess_tools(path)),
-        errors=lambda: sess_errors(path), stats=lambda: repr(sess_stats(path)), agents=lambda: repr(sess_agents(path)),
-        usage=lambda: repr(sess_usage(path)), files=lambda: repr(touched_files(path)), cmds=lambda: repr(sess_commands(path)),
-        dlg=lambda: recs2dlg(load_recs(path), 'x'), ls=lambda: repr(ls_sess()), find=lambda: repr(find_sess('(?i)t')), edits=lambda: find_edits('notes.txt'),
-        errs=lambda: find_errors(), by=lambda: find_usage('day'), info=lambda: Sess(path).to_data())
+        prompts=lambda: sess_prompts(path), replies=lambda: repr(sess_replies(path)),
+        tools=lambda: repr(sess_tools(path)), errors=lambda: sess_errors(path), stats=lambda: repr(sess_stats(path)),
+        agents=lambda: repr(sess_agents(path)), usage=lambda: repr(sess_usage(path)),
+        files=lambda: repr(touched_files(path)), cmds=lambda: repr(sess_commands(path)),
+        dlg=lambda: recs2dlg(load_recs(path), 'x'), ls=lambda: repr(ls_sess()), find=lambda: repr(find_sess('(?i)t')),
+        edits=lambda: find_edits('notes.txt'), errs=lambda: find_errors(), by=lambda: find_usage('day'),
+        info=lambda: Sess(path).to_data())
 
 ALLOWED = (TranscriptError, ConvertError)  # a parentUuid cycle is walked, as Claude Code walks it
 
 def readers_cope(p, what=''):
-    "Every reader of transcript `p` returns, or raises one of the library's own errors (`what` says what was done to it)"
+    """Every reader of transcript `p` returns, or raises one of the library's own errors (`what` says what was done
+    to it)"""
     for name, f in readers(p, SID).items():
         try:
             with warnings.catch_warnings():
@@ -260,7 +265,8 @@ def test_03_wrong_shapes_do_not_crash_the_archive_index(arc, capsys, tmp_path, m
 # ---------------------------------------------------------------------------------------------------------------------
 # 4. Lone surrogates, as Node's JSON.stringify writes them
 
-SURR = '{"type":"user","uuid":"aaaaaaaa-0000-4000-8000-000000000001","parentUuid":null,"timestamp":"2026-01-01T00:00:00.000Z",' \
+SURR = '{"type":"user","uuid":"aaaaaaaa-0000-4000-8000-000000000001","parentUuid":null,' \
+       '"timestamp":"2026-01-01T00:00:00.000Z",' \
        '"message":{"role":"user","content":"half a pair: \\ud800 and \\udfff end"}}\n'
 
 def test_04_lone_surrogates_are_read_and_kept(arc, capsys):
@@ -389,7 +395,8 @@ def _appender(args):
 
 def concurrent_appends(sid, procs, n):
     ctx = multiprocessing.get_context('fork')
-    with ctx.Pool(procs) as pool: pool.map(_appender, [(sid, os.environ['CLAUDE_CONFIG_DIR'], k, n) for k in range(procs)])
+    with ctx.Pool(procs) as pool:
+        pool.map(_appender, [(sid, os.environ['CLAUDE_CONFIG_DIR'], k, n) for k in range(procs)])
 
 def test_08_concurrent_appends_make_one_chain(arc, tmp_path):
     sid = save_sess([mk_rec('user', 'start', cwd=tmp_path)], cwd=tmp_path)
@@ -425,7 +432,8 @@ def test_09_a_partial_last_line_from_another_writer_is_refused(arc, tmp_path):
 # 10. Records that would break later reads are refused before anything is written
 
 @pytest.mark.parametrize('field,value,why', [
-    ('timestamp', 'yesterday', 'timestamp'), ('timestamp', 5, 'timestamp'), ('timestamp', '2026-13-45T99:00:00Z', 'timestamp'),
+    ('timestamp', 'yesterday', 'timestamp'), ('timestamp', 5, 'timestamp'),
+    ('timestamp', '2026-13-45T99:00:00Z', 'timestamp'),
     ('uuid', 'abc', 'uuid'), ('uuid', '../../x', 'uuid'), ('parentUuid', '../../x', 'parentUuid'),
     ('costUSD', float('nan'), 'NaN'), ('costUSD', float('inf'), 'infinit'), ('costUSD', float('-inf'), 'infinit'),
     ('message.usage', {'input_tokens': float('nan')}, 'NaN'), ('uuid', 'AAAAAAAA-0000-4000-8000-000000000001', 'uuid')])
@@ -531,11 +539,12 @@ def evil_session(arc, tmp_path):
 
 @pytest.mark.parametrize('argv', [['show'], ['show', '--all'], ['grep', 'reply'], ['prompts'], ['replies'], ['tools'],
                                   ['errors'], ['commands'], ['stats'], ['ls'], ['find', 'reply'], ['errors', '--all'],
-                                  ['commands', '--grep', 'echo'], ['result', 'toolu'], ['files'], ['usage', '--by', 'session']])
+                                  ['commands', '--grep', 'echo'], ['result', 'toolu'], ['files'],
+                                  ['usage', '--by', 'session']])
 def test_14_control_characters_are_shown_escaped(arc, tmp_path, capsys, argv):
     sid = evil_session(arc, tmp_path)
-    takes_sid = argv[0] in ('show', 'grep', 'prompts', 'replies', 'tools', 'errors', 'commands', 'stats', 'result', 'files') \
-                and argv not in (['errors', '--all'], ['commands', '--grep', 'echo'])
+    takes_sid = argv[0] in ('show', 'grep', 'prompts', 'replies', 'tools', 'errors', 'commands', 'stats', 'result',
+                            'files') and argv not in (['errors', '--all'], ['commands', '--grep', 'echo'])
     rc, out, err = run(capsys, *argv, *([sid] if takes_sid else []))
     assert rc in (0, 1), err
     assert not RAW.search(out), repr(RAW.search(out))
@@ -578,8 +587,8 @@ def test_15_result_with_a_missing_or_ambiguous_id(arc, capsys, tid):
     rc, out, err = run(capsys, 'result', tid, SID)
     assert rc == 2 and len(err.strip().splitlines()) == 1 and 'Traceback' not in err
 
-@pytest.mark.parametrize('content', ['', '[]', '{"cells": 5}', '{"cells": [5]}', '{"cells": [{"cell_type": 3}]}', 'nope',
-                                     '{"cells": [{"cell_type": "code", "source": 5}]}', '\xff',
+@pytest.mark.parametrize('content', ['', '[]', '{"cells": 5}', '{"cells": [5]}', '{"cells": [{"cell_type": 3}]}',
+                                     'nope', '{"cells": [{"cell_type": "code", "source": 5}]}', '\xff',
                                      '{"cells": [{"cell_type": "markdown", "source": "x", "attachments": 5}]}',
                                      '{"cells": [], "metadata": 7}'])
 def test_15_nb2sess_of_a_bad_notebook(arc, capsys, tmp_path, content):

@@ -20,8 +20,9 @@ def _kernelspec():
     d = Path(tempfile.mkdtemp(prefix='llmsurgery-kernel-'))
     spec = d/'kernels'/KERNEL
     spec.mkdir(parents=True)
-    (spec/'kernel.json').write_text(json.dumps({'argv': [sys.executable, '-m', 'ipykernel_launcher', '-f', '{connection_file}'],
-                                                'display_name': KERNEL, 'language': 'python'}))
+    (spec/'kernel.json').write_text(json.dumps({
+        'argv': [sys.executable, '-m', 'ipykernel_launcher', '-f', '{connection_file}'],
+        'display_name': KERNEL, 'language': 'python'}))
     os.environ['JUPYTER_PATH'] = str(d)
 
 def run_nb(nb, cwd=NBS, timeout=900):

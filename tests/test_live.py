@@ -96,8 +96,8 @@ def test_cd_into_a_folder_with_its_own_session(live):
 def test_inside_a_subagent(live):
     "A subagent's Bash call runs in the parent's session: `.` is the parent session"
     sid = live[3]['sid']
-    agent = tool_use_block('Agent', {'description': 'Probe', 'prompt': 'Run the probe.', 'subagent_type': 'general-purpose',
-                                     'run_in_background': False})
+    agent = tool_use_block('Agent', {'description': 'Probe', 'prompt': 'Run the probe.',
+                                     'subagent_type': 'general-purpose', 'run_in_background': False})
     run(live, 'Ask an agent who we are.', route(main=[[agent], [text_block('done')]],
                                                sub=[[probe('subagent')], [text_block('reported')]]), resume=sid)
     got_sid, prompts = answers(live[2], 'subagent')
@@ -113,16 +113,21 @@ def test_the_skill_is_offered_and_followed(live):
     def follow(req):
         "Run the command the loaded skill gives for typed prompts"
         body = next(b['text'] for m in req['messages'] if isinstance(m['content'], list) for b in m['content']
-                    if b.get('type') == 'text' and 'Inspecting Claude Code sessions with llmsurgery' in b.get('text', ''))
+                    if b.get('type') == 'text'
+                    and 'Inspecting Claude Code sessions with llmsurgery' in b.get('text', ''))
         cmd = re.search(r'`([^`]*\bprompts \. --json)`', body)[1]
-        return [tool_use_block('Bash', {'command': f'echo skill=$CLAUDE_CODE_SESSION_ID && {cmd}', 'description': 'prompts'})]
+        return [tool_use_block('Bash', {'command': f'echo skill=$CLAUDE_CODE_SESSION_ID && {cmd}',
+                                        'description': 'prompts'})]
     n = len(api.reqs)
     api.turns += [[tool_use_block('Skill', {'skill': 'llmsurgery'})], follow, [text_block('ok')]]
-    sid = run_claude('What have I typed in this session?', cwd, cfg, api, tools='Bash,Skill', resume=seen['sid'])['session_id']
+    sid = run_claude('What have I typed in this session?', cwd, cfg, api, tools='Bash,Skill',
+                     resume=seen['sid'])['session_id']
     listing = json.dumps(api.reqs[n]['messages'])
-    assert 'The following skills are available' in listing and '- llmsurgery: Answer questions about Claude Code' in listing
+    assert ('The following skills are available' in listing
+            and '- llmsurgery: Answer questions about Claude Code' in listing)
     got_sid, prompts = answers(api, 'skill')
-    assert got_sid == sid == seen['sid'] and prompts[0] == 'Who am I?' and prompts[-1] == 'What have I typed in this session?'
+    assert (got_sid == sid == seen['sid'] and prompts[0] == 'Who am I?'
+            and prompts[-1] == 'What have I typed in this session?')
 
 def test_every_command_the_skill_names_parses():
     "The skill's commands are valid for this llmsurgery: a renamed command or option fails here"

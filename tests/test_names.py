@@ -30,7 +30,8 @@ def test_no_private_name_crosses_modules():
     assert bad == []
 
 def test_imports_are_acyclic_and_the_rig_is_apart():
-    deps = {f.stem: {m.split('.')[0] for m, _ in _imports(f) if m} for f in PKG.glob('*.py') if not f.name.startswith('_')}
+    deps = {f.stem: {m.split('.')[0] for m, _ in _imports(f) if m}
+            for f in PKG.glob('*.py') if not f.name.startswith('_')}
     state = {}
     def visit(m, path):
         assert state.get(m) != 1, f'import cycle: {" -> ".join(path + [m])}'

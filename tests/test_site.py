@@ -22,7 +22,9 @@ class _Text(HTMLParser):
         if tag == 'h1': self._in = []
     def handle_endtag(self, tag):
         if tag in ('script', 'style'): self._skip -= 1
-        if tag == 'h1' and self._in is not None: self.h1.append(''.join(self._in).strip().rstrip('¶').strip()); self._in = None
+        if tag == 'h1' and self._in is not None:
+            self.h1.append(''.join(self._in).strip().rstrip('¶').strip())
+            self._in = None
     def handle_data(self, d):
         if self._skip: return
         self.text.append(d)

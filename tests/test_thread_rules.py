@@ -1,4 +1,5 @@
-"""Each rule of `sess_thread` and `api_msgs`, checked against the real Claude Code CLI, the installed one and older ones.
+"""Each rule of `sess_thread` and `api_msgs`, checked against the real Claude Code CLI, the installed one and
+older ones.
 
 Every case is a handmade transcript that isolates one rule. `resume_check` resumes a scratch copy of it with the real
 `claude` binary against the fake API on loopback, and we compare the conversation the CLI sent with the one
@@ -33,7 +34,8 @@ def asst(n, parent, content, mid=None, model=MODEL, **kw):
                stop_reason='end_turn', usage=dict(input_tokens=1, output_tokens=1))
     if mid is False: del msg['id']
     if model is None: del msg['model']
-    return dict(type='assistant', uuid=u(n), parentUuid=parent and u(parent), sessionId=SID, timestamp=ts(n), message=msg, **kw)
+    return dict(type='assistant', uuid=u(n), parentUuid=parent and u(parent), sessionId=SID, timestamp=ts(n),
+                message=msg, **kw)
 
 def call(i): return dict(type='tool_use', id=f'toolu_{i}', name='Bash', input=dict(command=f'echo {i}'))
 def res(i): return dict(type='tool_result', tool_use_id=f'toolu_{i}', content=f'out {i}')
@@ -53,7 +55,8 @@ def resumed(tmp_path, recs, cli=None):
     return sent_msgs(r.conv), ours
 
 def chat(recs):
-    "The conversation of `recs` through the chat conversion (`recs2chat`, then `chat2api`), as the installed CLI sends it"
+    """The conversation of `recs` through the chat conversion (`recs2chat`, then `chat2api`), as the installed CLI
+    sends it"""
     return sent_msgs(chat2api(recs2chat(sess_thread([Rec(x) for x in recs], cli=claude_version(), model=MODEL))))
 
 def check(tmp_path, recs, expected):
@@ -88,7 +91,8 @@ def test_newest_below_the_last_row(tmp_path):
 def test_checkpoint_when_last_row_is_elsewhere(tmp_path):
     # FORMAT.md: "the last leaf that descends from leafUuid"; the CLI ends at the checkpoint record itself
     recs = [user(1, None, 'Q1'), asst(2, 1, 'A1'), user(3, 2, 'Q2'), asst(4, 3, 'A2'),
-            user(5, 2, 'Q2 again'), asst(6, 5, 'A2 again'), user(7, 1, 'Elsewhere'), asst(8, 7, 'Other branch'), checkpoint(2)]
+            user(5, 2, 'Q2 again'), asst(6, 5, 'A2 again'), user(7, 1, 'Elsewhere'), asst(8, 7, 'Other branch'),
+            checkpoint(2)]
     check(tmp_path, recs, ['Q1', 'A1'])
 
 def test_checkpoint_with_last_row_below(tmp_path):
@@ -128,8 +132,9 @@ def test_rewind_to_nothing(tmp_path):
     check(tmp_path, recs, [])
 
 def test_compaction_forgets_the_checkpoint(tmp_path):
-    b = dict(type='system', subtype='compact_boundary', uuid=u(5), parentUuid=None, logicalParentUuid=u(4), sessionId=SID,
-             timestamp=ts(5), content='Conversation compacted', compactMetadata=dict(trigger='manual', preTokens=1))
+    b = dict(type='system', subtype='compact_boundary', uuid=u(5), parentUuid=None, logicalParentUuid=u(4),
+             sessionId=SID, timestamp=ts(5), content='Conversation compacted',
+             compactMetadata=dict(trigger='manual', preTokens=1))
     recs = [user(1, None, 'Q1'), asst(2, 1, 'A1'), user(3, 2, 'Q2'), asst(4, 3, 'A2'), checkpoint(2), b,
             user(6, 5, 'Summary.', isCompactSummary=True), user(7, 6, 'Q3'), asst(8, 7, 'A3'),
             user(9, None, 'Side'), asst(10, 9, 'Side answer')]
@@ -143,7 +148,8 @@ def test_missing_parent_bridges_by_time(tmp_path):
 
 def test_bridge_skips_a_newer_record_written_between(tmp_path):
     # FORMAT.md: "bridged to the previous record in file order"; the CLI takes the newest record not newer than it
-    recs = [user(1, None, 'First'), asst(2, 1, 'One'), user(5, None, 'Side, newer'), user(3, 99, 'Second'), asst(4, 3, 'Two')]
+    recs = [user(1, None, 'First'), asst(2, 1, 'One'), user(5, None, 'Side, newer'), user(3, 99, 'Second'),
+            asst(4, 3, 'Two')]
     recs[2]['timestamp'], recs[3]['timestamp'], recs[4]['timestamp'] = ts(30), ts(4), ts(31)
     check(tmp_path, recs, ['First', 'One', 'Second', 'Two'])
 
@@ -163,12 +169,15 @@ def test_a_cycle_is_walked_not_refused(tmp_path):
 def test_attachment_on_the_chain(tmp_path):
     att = dict(type='attachment', uuid=u(2), parentUuid=u(1), sessionId=SID, timestamp=ts(2),
                attachment=dict(type='date_change', newDate='2026-11-30'))
-    check(tmp_path, [user(1, None, 'Hi'), att, asst(3, 2, 'Hello through the attachment')], ['Hi', 'Hello through the attachment'])
+    check(tmp_path, [user(1, None, 'Hi'), att, asst(3, 2, 'Hello through the attachment')],
+          ['Hi', 'Hello through the attachment'])
 
 def test_bookkeeping_and_progress_are_not_on_the_chain(tmp_path):
-    prog = dict(type='progress', uuid=u(3), parentUuid=u(2), sessionId=SID, timestamp=ts(3), data=dict(type='bash_progress'))
-    recs = [user(1, None, 'Hi'), dict(type='queue-operation', operation='enqueue', sessionId=SID), asst(2, 1, [call('a')]),
-            prog, results(4, 3, 'a'), asst(5, 4, 'Done'), dict(type='custom-title', customTitle='greeting', sessionId=SID)]
+    prog = dict(type='progress', uuid=u(3), parentUuid=u(2), sessionId=SID, timestamp=ts(3),
+                data=dict(type='bash_progress'))
+    recs = [user(1, None, 'Hi'), dict(type='queue-operation', operation='enqueue', sessionId=SID),
+            asst(2, 1, [call('a')]), prog, results(4, 3, 'a'), asst(5, 4, 'Done'),
+            dict(type='custom-title', customTitle='greeting', sessionId=SID)]
     check(tmp_path, recs, ['Hi', 'Bash({"command": "echo a"})', 'out a', 'Done'])
 
 def test_compaction_boundary_with_preserved_segment(tmp_path):
@@ -176,8 +185,9 @@ def test_compaction_boundary_with_preserved_segment(tmp_path):
                     sessionId=SID, timestamp=ts(5), content='Conversation compacted',
                     compactMetadata=dict(trigger='manual', preTokens=100,
                                          preservedSegment=dict(headUuid=u(3), anchorUuid=u(6), tailUuid=u(4))))
-    recs = [user(1, None, 'Old question'), asst(2, 1, 'Old answer'), user(3, 2, 'Kept question'), asst(4, 3, 'Kept answer'),
-            boundary, user(6, 5, 'Summary: we talked.', isCompactSummary=True), user(7, 6, 'New question'), asst(8, 7, 'New answer')]
+    recs = [user(1, None, 'Old question'), asst(2, 1, 'Old answer'), user(3, 2, 'Kept question'),
+            asst(4, 3, 'Kept answer'), boundary, user(6, 5, 'Summary: we talked.', isCompactSummary=True),
+            user(7, 6, 'New question'), asst(8, 7, 'New answer')]
     check(tmp_path, recs, ['Summary: we talked.', 'Kept question', 'Kept answer', 'New question', 'New answer'])
 
 # ---------------------------------------------------------------- one API message gathered whole
@@ -188,15 +198,16 @@ def test_parallel_calls_whole_message_and_all_results(tmp_path):
 def test_message_records_off_the_branch(tmp_path):
     # a record with the message's id on an unrelated branch is sent with it, and its result too
     recs = [user(1, None, 'Q1'), asst(2, 1, [call('a')], mid='msg_x'), results(3, 2, 'a'), asst(4, 3, 'Done.'),
-            user(9, None, 'Other root'), asst(10, 9, [call('z')], mid='msg_x'), results(11, 10, 'z'), user(12, 4, 'Q2'), asst(13, 12, 'A2')]
+            user(9, None, 'Other root'), asst(10, 9, [call('z')], mid='msg_x'), results(11, 10, 'z'),
+            user(12, 4, 'Q2'), asst(13, 12, 'A2')]
     check(tmp_path, recs, ['Q1', 'Bash({"command": "echo a"})', 'Bash({"command": "echo z"})', 'out a', 'out z',
                            'Done.', 'Q2', 'A2'])
 
 def test_text_between_calls_goes_first(tmp_path):
-    recs = [user(1, None, 'Run two'), calls(2, 1, 'a'), asst(3, 2, 'Between the calls.', mid='msg_par'), calls(4, 3, 'b'),
-            results(5, 2, 'a'), results(6, 4, 'b'), asst(7, 6, 'Both ran.')]
-    check(tmp_path, recs, ['Run two', 'Between the calls.', 'Bash({"command": "echo a"})', 'Bash({"command": "echo b"})',
-                           'out a', 'out b', 'Both ran.'])
+    recs = [user(1, None, 'Run two'), calls(2, 1, 'a'), asst(3, 2, 'Between the calls.', mid='msg_par'),
+            calls(4, 3, 'b'), results(5, 2, 'a'), results(6, 4, 'b'), asst(7, 6, 'Both ran.')]
+    check(tmp_path, recs, ['Run two', 'Between the calls.', 'Bash({"command": "echo a"})',
+                           'Bash({"command": "echo b"})', 'out a', 'out b', 'Both ran.'])
 
 def test_records_without_message_id_are_separate_messages(tmp_path):
     recs = [user(1, None, 'Q1'), asst(2, 1, 'One.', mid=False), asst(3, 2, 'Two.', mid=False)]
@@ -215,9 +226,11 @@ def test_call_whose_result_is_off_the_walk_is_dropped(tmp_path):
             results(4, 2, 'a'), results(5, 3, 'b'), asst(6, 5, 'Both ran.', mid=False)]
     check(tmp_path, recs, ['Run two', 'Bash({"command": "echo b"})', 'out b', 'Both ran.'])
 
-@pytest.mark.parametrize('model,kept', [(MODEL, True), (None, False), ('claude-opus-4-1', False), ('<synthetic>', True)])
+@pytest.mark.parametrize('model,kept', [(MODEL, True), (None, False), ('claude-opus-4-1', False),
+                                        ('<synthetic>', True)])
 def test_thinking_goes_back_only_to_its_model(tmp_path, model, kept):
-    recs = [user(1, None, 'Q1'), asst(2, 1, [THINK], mid='m1', model=model), asst(3, 2, 'Answer.', mid='m1', model=model)]
+    recs = [user(1, None, 'Q1'), asst(2, 1, [THINK], mid='m1', model=model),
+            asst(3, 2, 'Answer.', mid='m1', model=model)]
     check(tmp_path, recs, ['Q1'] + ['[thinking] Hmm.']*kept + ['Answer.'])
 
 def test_thinking_alone_without_message_id_is_dropped(tmp_path):
@@ -227,7 +240,8 @@ def test_thinking_alone_without_message_id_is_dropped(tmp_path):
 def test_thinking_alone_in_its_message_is_dropped(tmp_path):
     # a message of nothing but thinking, with its id: not sent, at the end or in the middle
     check(tmp_path, [user(1, None, 'Q1'), asst(2, 1, [THINK], mid='m1')], ['Q1', 'No response requested.'])
-    check(tmp_path, [user(1, None, 'Q1'), asst(2, 1, [THINK], mid='m1'), user(3, 2, 'Q2'), asst(4, 3, 'A2')], ['Q1', 'Q2', 'A2'])
+    check(tmp_path, [user(1, None, 'Q1'), asst(2, 1, [THINK], mid='m1'), user(3, 2, 'Q2'), asst(4, 3, 'A2')],
+          ['Q1', 'Q2', 'A2'])
 
 def test_unanswered_call_in_the_middle_is_dropped(tmp_path):
     recs = [user(1, None, 'Q1'), asst(2, 1, 'Running.', mid='m1'), asst(3, 2, [call('a')], mid='m1'),
@@ -235,9 +249,10 @@ def test_unanswered_call_in_the_middle_is_dropped(tmp_path):
     check(tmp_path, recs, ['Q1', 'Running.', 'Never mind.', 'OK.'])
 
 def test_call_id_used_twice(tmp_path):
-    recs = [user(1, None, 'Go'), asst(2, 1, [call('a')], mid='m1'), results(3, 2, 'a'), asst(4, 3, [call('a')], mid='m2'),
-            results(5, 4, 'a'), asst(6, 5, 'Done.')]
-    check(tmp_path, recs, ['Go', 'Bash({"command": "echo a"})', 'out a', '[Tool use interrupted]', '(no content)', 'Done.'])
+    recs = [user(1, None, 'Go'), asst(2, 1, [call('a')], mid='m1'), results(3, 2, 'a'),
+            asst(4, 3, [call('a')], mid='m2'), results(5, 4, 'a'), asst(6, 5, 'Done.')]
+    check(tmp_path, recs, ['Go', 'Bash({"command": "echo a"})', 'out a', '[Tool use interrupted]', '(no content)',
+                           'Done.'])
 
 # ---------------------------------------------------------------- what Claude Code adds or rewrites
 
@@ -251,7 +266,8 @@ def test_open_calls_at_the_end_get_an_error_result(tmp_path):
     assert sent == ours == chat(recs)
     assert texts(ours)[-3:] == ['out a', f'[error] {INTERRUPTED}', 'No response requested.']
     th = sess_thread([Rec(r) for r in recs])
-    assert [rec_role(r) for r in th.synthetic] == ['tool', 'assistant'] and th.written.attrgot('uuid') == [u(n) for n in (1, 2, 3, 4)]
+    assert ([rec_role(r) for r in th.synthetic] == ['tool', 'assistant']
+            and th.written.attrgot('uuid') == [u(n) for n in (1, 2, 3, 4)])
 
 def test_task_notification_is_wrapped(tmp_path):
     note = '<task-notification>\n<task-id>abc</task-id>\n<status>completed</status>\n</task-notification>'
@@ -268,8 +284,8 @@ def test_slash_command_row_is_sent_as_a_prompt(tmp_path):
 def test_records_of_the_wrong_shape(tmp_path):
     # a message that is a string drops its record (its child hangs off its parent); a list `type` is no record;
     # an object `parentUuid` names no record and is bridged
-    recs = [user(1, None, 'Q1'), asst(2, 1, 'A1'), user(3, 2, 'Q2'), asst(4, 3, 'A2'), user(5, 4, 'Q3'), asst(6, 5, 'A3'),
-            user(7, 6, 'Q4'), asst(8, 7, 'A4')]
+    recs = [user(1, None, 'Q1'), asst(2, 1, 'A1'), user(3, 2, 'Q2'), asst(4, 3, 'A2'), user(5, 4, 'Q3'),
+            asst(6, 5, 'A3'), user(7, 6, 'Q4'), asst(8, 7, 'A4')]
     recs[3]['message'], recs[4]['type'], recs[6]['parentUuid'] = 'hello', ['user'], {'x': 1}
     check(tmp_path, recs, ['Q1', 'A1', 'Q2', 'A3', 'Q4', 'A4'])
 
@@ -284,12 +300,14 @@ def old_cases():
     note = '<task-notification>\n<status>completed</status>\n</task-notification>'
     return dict(
         newest_elsewhere=newer, batch=batch(), checkpoint_elsewhere=batch() + [checkpoint(5)],
-        no_message_id=[user(1, None, 'Q1'), asst(2, 1, [call('a')], mid=False), results(3, 2, 'a'), asst(4, 3, 'Done.', mid=False)],
+        no_message_id=[user(1, None, 'Q1'), asst(2, 1, [call('a')], mid=False), results(3, 2, 'a'),
+                       asst(4, 3, 'Done.', mid=False)],
         thinking_other_model=[user(1, None, 'Q1'), asst(2, 1, [THINK], mid='m1', model='claude-opus-4-1'),
                               asst(3, 2, 'Answer.', mid='m1', model='claude-opus-4-1')],
         open_call=[user(1, None, 'Q1'), asst(2, 1, [call('a')])],
         ends_on_result=[user(1, None, 'Q1'), asst(2, 1, [call('a')]), results(3, 2, 'a')],
-        notification=[user(1, None, 'Q1'), asst(2, 1, 'Started.'), user(3, 2, note, origin=dict(kind='task-notification')), asst(4, 3, 'Done.')],
+        notification=[user(1, None, 'Q1'), asst(2, 1, 'Started.'),
+                      user(3, 2, note, origin=dict(kind='task-notification')), asst(4, 3, 'Done.')],
         gap=[user(1, None, 'First'), asst(2, 1, 'One'), user(3, 99, 'Second'), asst(4, 3, 'Two')],
         no_timestamps=stamp_less)
 

@@ -30,7 +30,8 @@ def convs(draw):
             msgs.append({'role': 'assistant', 'content': blocks})
             if not calls: break
             msgs.append({'role': 'user', 'content': [{'type': 'tool_result', 'content': draw(long_words),
-                                                      **({'is_error': True} if draw(st.booleans()) else {})} for _ in calls]})
+                                                      **({'is_error': True} if draw(st.booleans()) else {})}
+                                                     for _ in calls]})
     return msgs
 
 def no_ids(bs): return [{k: v for k, v in b.items() if k not in ('id', 'tool_use_id')} for b in bs]
@@ -89,7 +90,8 @@ def test_trunc_tools_cuts_only_tool_strings(msgs, mx):
     recs = msgs2recs(msgs, key='t')
     for old, new in zip(blocks_of(api_msgs(recs)), blocks_of(api_msgs(trunc_tools(recs, mx)))):
         if old['type'] not in ('tool_use', 'tool_result'): assert old == new; continue
-        o, n = (old['input']['arg'], new['input']['arg']) if old['type'] == 'tool_use' else (old['content'], new['content'])
+        o, n = ((old['input']['arg'], new['input']['arg']) if old['type'] == 'tool_use'
+                else (old['content'], new['content']))
         if len(o) <= mx: assert n == o
         else: assert n == f'{o[:mx]}…[+{len(o)-mx} chars]'
 
