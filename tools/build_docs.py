@@ -52,7 +52,8 @@ def _quarto_options(node):
     node.cells = keep
 
 _KEYS = dict(code={'cell_type', 'execution_count', 'id', 'metadata', 'outputs', 'source'},
-             markdown={'cell_type', 'id', 'metadata', 'source', 'attachments'}, raw={'cell_type', 'id', 'metadata', 'source'})
+             markdown={'cell_type', 'id', 'metadata', 'source', 'attachments'},
+             raw={'cell_type', 'id', 'metadata', 'source'})
 
 def render(proc, site):
     "Render every processed notebook in `proc` to a page in `site`"
