@@ -22,7 +22,8 @@ def _appender(args):
     cfg, sid, k, n = args
     os.environ['CLAUDE_CONFIG_DIR'] = cfg
     warnings.simplefilter('ignore')
-    for i in range(n): append_sess([mk_rec('user', f'writer {k}, append {i}', cwd='/tmp', version='x', gitBranch='HEAD')], sid)
+    for i in range(n):
+        append_sess([mk_rec('user', f'writer {k}, append {i}', cwd='/tmp', version='x', gitBranch='HEAD')], sid)
 
 def run(procs, n) -> dict:
     "Make a session, append to it from `procs` processes `n` times each, and count what the file holds"

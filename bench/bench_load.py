@@ -24,7 +24,8 @@ def stdlib(path):
 
 def peak(code):
     "Peak RSS (bytes) of a child process running `code`, minus that of one that only imports"
-    run = lambda c: int(subprocess.check_output([sys.executable, '-c', 'import resource, orjson, llmsurgery.core, llmsurgery.thread\n'
+    run = lambda c: int(subprocess.check_output([
+        sys.executable, '-c', 'import resource, orjson, llmsurgery.core, llmsurgery.thread\n'
         + c + '\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)']).split()[-1])*1024
     return run(code) - run('pass')
 
@@ -68,7 +69,8 @@ if __name__ == '__main__':
     print(f'json (stdlib)       : {std:.3f} s   ({std/base:.1f}x orjson: why llmsurgery depends on orjson)')
     print(f'orjson, plain dicts : {base:.3f} s   (the baseline)')
     print(f'  same, gc paused   : {base_nogc:.3f} s')
-    print(f'load_recs           : {ours:.3f} s   ratio {ours/base:.2f}x the baseline, {ours/base_nogc:.2f}x orjson with gc paused'
+    print(f'load_recs           : {ours:.3f} s   ratio {ours/base:.2f}x the baseline, '
+          f'{ours/base_nogc:.2f}x orjson with gc paused'
           '  (target <= 1.3x)')
     print(f'sess_thread         : {thr:.3f} s = {thr/bthr:.1f}x one bare pass over the records ({bthr:.3f} s); '
           f'{nthr:,} records on the thread; target < 0.2 s')

@@ -27,7 +27,8 @@ from llmsurgery.sess import open_sess
 from benchlib import DATA, build, best
 
 rnd = random.Random(13)
-A, U, H, D = string.ascii_letters + string.digits, string.ascii_uppercase + string.digits, '0123456789abcdef', string.digits
+A, U, H, D = (string.ascii_letters + string.digits, string.ascii_uppercase + string.digits, '0123456789abcdef',
+              string.digits)
 def r(chars, n): return ''.join(rnd.choice(chars) for _ in range(n))
 
 def pem():
@@ -80,7 +81,8 @@ def planted():
     lines = {k: v for k, v in s.items()}
     lines.update({
         'slack_webhook': f'SLACK_HOOK_URL={s["slack_webhook"]}',
-        'azure_storage_key': f'AZURE=DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={s["azure_storage_key"]};',
+        'azure_storage_key': 'AZURE=DefaultEndpointsProtocol=https;AccountName=acme;'
+                             f'AccountKey={s["azure_storage_key"]};',
         'url_password': f'DATABASE_URL=postgres://app:{s["url_password"]}@db.internal:5432/prod',
         'authorization': f'curl -H "Authorization: Bearer {s["authorization"]}" https://api.example.com/v1/me',
         'env_secret': f'DB_PASSWORD={s["env_secret"]}',
@@ -97,30 +99,37 @@ def near_misses():
     out += [base64.b64encode(rnd.randbytes(48)).decode() for _ in range(20)]
     out += [f'toolu_01{r(A, 22)}' for _ in range(15)] + [f'msg_01{r(A, 22)}' for _ in range(15)]
     out += [f'req_011C{r(A, 20)}' for _ in range(15)]
-    out += ['/home/dev/.ssh/id_ed25519', '~/.aws/credentials', '/etc/ssl/private/server.key', 'src/auth/token_service.py',
-            'C:\\Users\\dev\\AppData\\Roaming\\npm\\.npmrc', 'config/secrets.example.yaml', '/var/run/secrets/kube/token',
-            'tests/fixtures/fake_keys.json', 'app/models/api_key.rb', 'lib/password_reset.ex']
+    out += ['/home/dev/.ssh/id_ed25519', '~/.aws/credentials', '/etc/ssl/private/server.key',
+            'src/auth/token_service.py', 'C:\\Users\\dev\\AppData\\Roaming\\npm\\.npmrc', 'config/secrets.example.yaml',
+            '/var/run/secrets/kube/token', 'tests/fixtures/fake_keys.json', 'app/models/api_key.rb',
+            'lib/password_reset.ex']
     out += [f'v{rnd.randint(0, 20)}.{rnd.randint(0, 99)}.{rnd.randint(0, 999)}' for _ in range(15)]
     out += ['claude-agent-sdk 0.2.189', 'Python 3.12.1', 'node v20.20.2', 'Claude Code 2.1.332', 'go1.23.4 linux/amd64']
     out += ['OPENAI_API_KEY=sk-...', 'api_key="<your-key>"', 'AKIAIOSFODNN7EXAMPLE',
             'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
             'ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', 'export GITHUB_TOKEN=<your-token>', 'password: ********',
-            'API_KEY=${API_KEY}', 'TOKEN=$(cat ~/.token)', 'curl -H "Authorization: Bearer $TOKEN" https://api.github.com',
-            'postgres://user:password@localhost:5432/db', 'redis://localhost:6379/0', 'https://example.com:8443/path?q=1',
-            'api_key: YOUR_API_KEY', 'SECRET_KEY=changeme', 'STRIPE_KEY=sk_test_...', 'token: "{{ secrets.NPM_TOKEN }}"',
+            'API_KEY=${API_KEY}', 'TOKEN=$(cat ~/.token)',
+            'curl -H "Authorization: Bearer $TOKEN" https://api.github.com',
+            'postgres://user:password@localhost:5432/db', 'redis://localhost:6379/0',
+            'https://example.com:8443/path?q=1',
+            'api_key: YOUR_API_KEY', 'SECRET_KEY=changeme', 'STRIPE_KEY=sk_test_...',
+            'token: "{{ secrets.NPM_TOKEN }}"',
             'Authorization: Bearer <token>', 'password = None', 'DB_PASSWORD=', 'hf_token = "hf_..."', 'sk-ant-...',
             'Set ANTHROPIC_API_KEY to your key', 'your_api_key_here', 'xoxb-your-bot-token']
     out += ['token = os.environ["GITHUB_TOKEN"]', 'password = getpass.getpass()', 'secret_key = settings.SECRET_KEY',
-            'max_tokens: 4096', 'MAX_TOKENS=8192', 'TOKEN_EXPIRY=3600', 'PASSWORD_MIN_LENGTH=12', 'def get_token(self):',
+            'max_tokens: 4096', 'MAX_TOKENS=8192', 'TOKEN_EXPIRY=3600', 'PASSWORD_MIN_LENGTH=12',
+            'def get_token(self):',
             'if password is None:', 'tokenizer = AutoTokenizer.from_pretrained(name)', 'cache_key = f"user:{uid}"',
             'id = Column(Integer, primary_key=True)', 'public_key = load_pem_public_key(data)', 'token_count: int = 0',
             'password_hash = bcrypt.hashpw(pw, salt)', 'api_key = request.headers.get("X-Api-Key")',
-            'auth_token = self.auth_token', 'KEYBOARD_LAYOUT=us', 'SSH_KEY_PATH=~/.ssh/id_rsa', 'TOKENIZERS_PARALLELISM=false',
+            'auth_token = self.auth_token',
+            'KEYBOARD_LAYOUT=us', 'SSH_KEY_PATH=~/.ssh/id_rsa', 'TOKENIZERS_PARALLELISM=false',
             'access_token: Optional[str] = None', 'secret: str', 'usage: {"input_tokens": 1234, "output_tokens": 56}',
             'Co-Authored-By: Claude <noreply@anthropic.com>', 'author: Jane Doe', 'keys = list(d.keys())',
             'passthrough=True', 'patience=5', 'password_field = forms.CharField(widget=forms.PasswordInput)',
             'jwt.decode(token, key, algorithms=["HS256"])', 'session.get(url, auth=(user, password))']
-    out += [f'{rnd.randint(10**9, 10**10)}' for _ in range(10)] + [f'2026-11-{rnd.randint(1, 30):02d}T10:00:00.000Z' for _ in range(10)]
+    out += ([f'{rnd.randint(10**9, 10**10)}' for _ in range(10)]
+            + [f'2026-11-{rnd.randint(1, 30):02d}T10:00:00.000Z' for _ in range(10)])
     out += [f'image sha {r(H, 12)}' for _ in range(10)] + [f'docker pull python@sha256:{r(H, 64)}' for _ in range(10)]
     out += [f'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{r(A, 43)} dev@laptop' for _ in range(5)]
     return list(dict.fromkeys(out))

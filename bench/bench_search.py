@@ -23,7 +23,8 @@ def find_rg() -> str:
     print('ripgrep not found: installing it with pip (package `ripgrep`)...', file=sys.stderr)
     subprocess.run([sys.executable, '-m', 'pip', 'install', '-q', 'ripgrep'], check=True)
     c = shutil.which('rg') or str(Path(sys.executable).parent/'rg')
-    if not Path(c).exists(): sys.exit('Could not find or install ripgrep: apt-get install ripgrep, or pip install ripgrep')
+    if not Path(c).exists():
+        sys.exit('Could not find or install ripgrep: apt-get install ripgrep, or pip install ripgrep')
     return c
 
 def fixture_lines() -> list:
@@ -40,8 +41,9 @@ def fresh(lines, sid) -> bytes:
     return re.sub(rb'"sessionId":"[^"]*"', b'"sessionId":"' + sid.encode() + b'"', out)
 
 def rare_rec(sid) -> bytes:
-    r = dict(parentUuid=None, isSidechain=False, type='user', uuid=str(uuid.uuid4()), timestamp='2026-11-30T12:00:00.000Z',
-             sessionId=sid, message=dict(role='user', content=f'Did you see {PHRASE}?\nIt was odd.'))
+    r = dict(parentUuid=None, isSidechain=False, type='user', uuid=str(uuid.uuid4()),
+             timestamp='2026-11-30T12:00:00.000Z', sessionId=sid,
+             message=dict(role='user', content=f'Did you see {PHRASE}?\nIt was odd.'))
     return json.dumps(r, ensure_ascii=False, separators=(',', ':')).encode() + b'\n'
 
 def write_transcript(p, mb, lines, rare_at=None):
@@ -94,7 +96,8 @@ def child(kind, path, runs):
         n = len(res); del res
     tracemalloc.start(); f(); peak = tracemalloc.get_traced_memory()[1]; tracemalloc.stop()
     rss = lambda who: resource.getrusage(who).ru_maxrss * 1024
-    print(json.dumps(dict(time=min(ts), n=n, rss=rss(resource.RUSAGE_SELF), kids=rss(resource.RUSAGE_CHILDREN), traced=peak)))
+    print(json.dumps(dict(time=min(ts), n=n, rss=rss(resource.RUSAGE_SELF), kids=rss(resource.RUSAGE_CHILDREN),
+                          traced=peak)))
 
 def measure(kind, path, runs):
     out = subprocess.run([sys.executable, __file__, '--child', kind, str(path), '--runs', str(runs)],
@@ -104,7 +107,9 @@ def measure(kind, path, runs):
 def rg_time(rg, args, runs):
     ts, out = [], None
     for _ in range(runs):
-        t = time.perf_counter(); out = subprocess.run([rg, *args], capture_output=True); ts.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        out = subprocess.run([rg, *args], capture_output=True)
+        ts.append(time.perf_counter() - t)
     return min(ts), out.stdout.decode(errors='replace').splitlines()
 
 def main():
@@ -128,7 +133,8 @@ def main():
     print(f'   rg -n            {rg_t*1000:8.1f} ms   {len(rg_lines)} line(s)')
     print(f'   sess_search      {s["time"]*1000:8.1f} ms   {s["n"]} hit(s)   {s["time"]/rg_t:5.1f}x rg   '
           f'peak RSS {mb(s["rss"])}, traced {mb(s["traced"])}')
-    print(f'   (load_recs, parsing every line: {ld["time"]*1000:,.0f} ms, {ld["time"]/rg_t:,.0f}x rg, peak RSS {mb(ld["rss"])})\n')
+    print(f'   (load_recs, parsing every line: {ld["time"]*1000:,.0f} ms, {ld["time"]/rg_t:,.0f}x rg, '
+          f'peak RSS {mb(ld["rss"])})\n')
     rg_t, rg_files = rg_time(rg, ['-l', '-F', RG_PHRASE, str(tree/'projects')], a.runs)
     t = measure('tree', tree, a.runs)
     nfiles = sum(1 for _ in tree.rglob('*.jsonl'))
