@@ -101,15 +101,19 @@ def _link(p):
     "A `parentUuid` as Claude Code follows it: None for a root, NOWHERE when it is not a string"
     return None if _js_falsy(p) else p if type(p) is str else NOWHERE
 
-def _plain_msg(m, assistant):
-    "Is message `m` well formed as it stands, so that Claude Code keeps it unchanged?"
-    if m.__class__ is not dict: return False
-    c = m.get('content')
-    if c.__class__ is list:
-        for b in c:
-            if b.__class__ is not dict or b.get('type').__class__ is not str: return False
-        return True
-    return c.__class__ is str and not assistant
+def _mid(r):
+    "The message id of an admitted assistant record"
+    i = r['message'].get('id')
+    return i if i.__class__ is str and i else None
+
+def _fork_briefing(r):
+    "Is attachment record `r` a fork's briefing (which is no row: it cannot end the conversation)?"
+    at = r.get('attachment')
+    return at.__class__ is dict and at.get('type') == 'fork_briefing'
+
+def _last_att(atts):
+    "The uuid of the last of attachment records `atts` that is a row (not a fork briefing), or None"
+    return next((r['uuid'] for r in reversed(atts) if not _fork_briefing(r)), None)
 
 def _admit(r):
     "How Claude Code reads a user or assistant record that is not plain: 'drop' it, or a repaired copy"
@@ -127,14 +131,22 @@ def _admit(r):
 class _Chain:
     "The chain records of one transcript as one Claude Code version reads them"
     def __init__(self, recs, rules, sidechain=False):
-        self.rules, self.sidechain, self._times = rules, sidechain, None
-        self.by_id, self.par, self.mids, self.pos = by_id, par, mids, pos = {}, {}, {}, {}
-        dropped, progress, bounds = {}, {}, []
+        self.rules, self.sidechain, self._times, self.gone = rules, sidechain, None, set()
+        self.by_id, self.par, self.pos = by_id, par, pos = {}, {}, {}  # uuid -> record, parent, place in the chain
+        # by place (a uuid's first in the file): the record, its uuid, its parent's place (-1: none, -2: look it up)
+        self.rows, self.ids, self.up = rows, ids, up = [], [], []
+        # by place too: message id -> its assistant records, an assistant record's message id, the tool results
+        self.mids, self.amid, self.results = mids, amid, results = {}, {}, []
+        dropped, progress, bounds, dups, atts = {}, {}, [], [], []
         last_row = newest = ko = None; newest_ts = ''
         explicit = explicit_ever = pr = cleared = False
-        n = snaps = 0
+        snaps = 0
         kinds = {'skip': _KINDS, 'chain': {**_KINDS, 'progress': 3}, 'ignore': {**_KINDS, 'progress': None}}
         kind = kinds[rules.progress].get
+        def settle():  # the attachments waiting in `atts` take effect: the last of them that is a row is the last row
+            nonlocal atts, last_row, snaps, explicit, cleared
+            if (a := _last_att(atts)) is not None: last_row, snaps, explicit, cleared = a, 0, False, False
+            atts = []
         for r in recs:
             t = r.get('type')
             if t.__class__ is not str or (k := kind(t)) is None: continue
@@ -147,33 +159,52 @@ class _Chain:
                 p = r.get('parentUuid')
                 if p.__class__ is not str or not p: p = _link(p)
                 if progress and p in progress: p = progress[p]
-                if k <= 2 and not _plain_msg(r.get('message'), k == 2):
-                    a = _admit(r)
-                    if a == 'drop':
-                        if u not in by_id: dropped[u] = p
-                        continue
-                    r = a
-                if u not in by_id: pos[u] = n; n += 1
-                by_id[u] = r; par[u] = p
+                if k <= 2:  # a message not well formed is repaired or dropped (`_admit`)
+                    m = r.get('message'); res = False
+                    c = m.get('content') if m.__class__ is dict else None
+                    if c.__class__ is list:
+                        ok = True
+                        for b in c:
+                            if b.__class__ is not dict or (bt := b.get('type')).__class__ is not str: ok = False; break
+                            if bt == 'tool_result': res = True
+                    else: ok = c.__class__ is str and k == 1
+                    if not ok:
+                        a = _admit(r)
+                        if a == 'drop':
+                            if u not in by_id: dropped[u] = p
+                            continue
+                        r, m, res = a, a['message'], bool(tool_results(a))
+                n = len(by_id); by_id[u] = r; par[u] = p
+                if len(by_id) > n: pos[u] = n; rows.append(r); ids.append(u); up.append(-1 if p is None else -2)
+                else: n = pos[u]; rows[n] = r; dups.append(n)  # written before: it keeps its place, takes this content
+                if p is not None and (j := pos.get(p)) is not None: up[n] = j  # a parent written before its child
                 if k == 2:
-                    i = r['message'].get('id')
+                    i = m.get('id')
                     if i.__class__ is str and i:
-                        if i in mids: mids[i].append(u)
-                        else: mids[i] = [u]
+                        amid[n] = i
+                        if i in mids: mids[i].append(n)
+                        else: mids[i] = [n]
+                elif k == 1:
+                    if res: results.append(n)
+                elif k == 3:
+                    if pr: atts.append(r); continue  # looked at only when they matter: see `_last_att`
+                    if _fork_briefing(r): continue
                 elif k == 4:
                     st = r.get('subtype')
-                    if st == 'file_snapshot': snaps += 1; continue
+                    if st == 'file_snapshot':
+                        if atts: settle()
+                        snaps += 1; continue
                     if st == 'compact_boundary': bounds.append(r); ko = None; explicit_ever = False
-                elif k == 3:
-                    at = r.get('attachment')
-                    if at.__class__ is dict and at.get('type') == 'fork_briefing': continue
                 last_row = u; snaps = 0; explicit = cleared = False
-                ts = r.get('timestamp')
-                if ts.__class__ is str and ts > newest_ts: newest, newest_ts = u, ts
+                if atts: atts = []
+                if not pr:  # the newest record counts only in a file without a checkpoint
+                    ts = r.get('timestamp')
+                    if ts.__class__ is str and ts > newest_ts: newest, newest_ts = u, ts
             elif k == 5:
                 u = r.get('uuid')
                 if u.__class__ is str: p = _link(r.get('parentUuid')); progress[u] = progress.get(p, p)
             else:
+                if atts: settle()
                 pr = pr or 'leafUuid' in r
                 lf = r.get('leafUuid')
                 if not _js_falsy(lf):
@@ -183,13 +214,42 @@ class _Chain:
                     ko, cleared = lf, False
                 elif lf is None and r.get('explicit') is True:
                     cleared, ko, explicit, explicit_ever = True, None, False, False
+        if atts: settle()
+        if dups: self._rewritten(dups)
         if dropped:  # children of a dropped record hang off its parent
-            for u, p in par.items():
-                seen = set()
-                while p in dropped and p not in by_id and p not in seen: seen.add(p); p = dropped[p]
-                par[u] = p
+            for u, p in list(par.items()):
+                seen, q = set(), p
+                while q in dropped and q not in by_id and q not in seen: seen.add(q); q = dropped[q]
+                if q is not p: self.link(u, q)
         self.bounds, self.last_row, self.newest, self.ko, self.snapshots = bounds, last_row, newest, ko, snaps
         self.explicit, self.explicit_ever, self.pr, self.cleared = explicit, explicit_ever, pr, cleared
+
+    def _rewritten(self, dups):
+        "Make `up`, `amid` and `results` say what the places of uuids written more than once hold: their last record"
+        dups, rows = set(dups), self.rows
+        for n in dups:
+            p = self.par[self.ids[n]]
+            self.up[n] = -1 if p is None else self.pos.get(p, -2) if p.__class__ is str else -2
+            self.amid.pop(n, None)
+            if rows[n]['type'] == 'assistant' and (i := _mid(rows[n])): self.amid[n] = i
+        self.results = [n for n in dict.fromkeys(self.results) if n not in dups]
+        self.results += [n for n in dups if rows[n]['type'] == 'user' and tool_results(rows[n])]
+
+    def link(self, u, p):
+        "Hang record `u` off `p` (a re-link: `p` need not be a record)"
+        self.par[u] = p
+        self.up[self.pos[u]] = -1 if p is None else self.pos.get(p, -2) if p.__class__ is str else -2
+
+    def forget(self, u):
+        "Leave record `u` out of the chain (what a compaction forgets)"
+        del self.by_id[u], self.par[u]
+        self.gone.add(self.pos[u])
+
+    def parent(self, n):
+        "The place of the parent of the record at place `n`: -1 for a root, -2 when no record of the chain is it"
+        j = self.up[n]
+        if j == -2 and (p := self.par[self.ids[n]]).__class__ is str: j = self.pos.get(p, -2)  # written after its child
+        return -2 if j in self.gone else j
 
     def descends(self, n, o):
         "Does record `n` descend from record `o`, following the links as written?"
@@ -314,15 +374,15 @@ def _relink(c):
     par, by_id = c.par, c.by_id
     if ys:
         prev = anchor
-        for y in ys: par[y] = prev; prev = y
+        for y in ys: c.link(y, prev); prev = y
         for u, p in list(par.items()):
-            if p == anchor and u != ys[0]: par[u] = ys[-1]
+            if p == anchor and u != ys[0]: c.link(u, ys[-1])
     start, keep = c.pos[c.bounds[-1]['uuid']], set(ys)
     gone = {u for u in by_id if c.pos[u] < start and u not in keep}
-    for u in gone: del by_id[u]; del par[u]
+    for u in gone: c.forget(u)
     if ys and gone:
-        for u, p in par.items():
-            if p in gone and by_id[u]['type'] in ('user', 'assistant'): par[u] = ys[-1]
+        for u, p in list(par.items()):
+            if p in gone and by_id[u]['type'] in ('user', 'assistant'): c.link(u, ys[-1])
     return ys[-1] if ys else None
 
 def _leaves(c, childless=False):
@@ -404,101 +464,90 @@ def _pick(c, ends):
 
 # %% ../nbs/05_thread.ipynb #9a11c031
 def _bridge(c, r, visited):
-    "The record a missing parent of `r` is bridged to: the newest at most 5 s older than `r`, not walked yet"
+    "The place of the record a missing parent of `r` is bridged to: the newest at most 5 s older, not walked yet"
     h = _ms(r.get('timestamp'))
     if h is None: return None
     if c._times is None:
-        c._times = sorted((t, -i, u) for i, (u, x) in enumerate(c.by_id.items())
+        c._times = sorted((t, -c.pos[u]) for u, x in c.by_id.items()
                           if (t := _ms(x.get('timestamp'))) is not None and x.get('subtype') != 'file_snapshot')
     ts = c._times
-    j = bisect.bisect_right(ts, (h, float('inf'), '')) - 1
-    while j >= 0 and ts[j][2] in visited: j -= 1
-    return ts[j][2] if j >= 0 and h - ts[j][0] <= 5000 else None
+    j = bisect.bisect_right(ts, (h, float('inf'))) - 1
+    while j >= 0 and -ts[j][1] in visited: j -= 1
+    return -ts[j][1] if j >= 0 and h - ts[j][0] <= 5000 else None
 
 def _walk(c, end):
-    "Uuids from the root down to `end`, and the set of them"
-    out, visited, u = [], set(), end
-    by_id, par, bridge = c.by_id, c.par, c.rules.bridge
-    while u is not None and u not in visited:
-        visited.add(u); out.append(u)
-        p = par.get(u)
-        if p is None: break
-        if p in by_id and p not in visited: u = p
-        else: u = _bridge(c, by_id[u], visited) if bridge else None
+    "The places of the records from the root down to uuid `end`, and the set of them"
+    n = c.pos[end]
+    out, visited, up, parent, bridge = [], set(), c.up, c.parent, c.rules.bridge
+    while n is not None and n not in visited:  # walking places, not uuids, is what keeps a long walk fast
+        visited.add(n); out.append(n)
+        j = up[n]
+        if j < 0 or c.gone: j = parent(n)
+        if j == -1: break
+        n = j if j >= 0 and j not in visited else _bridge(c, c.rows[n], visited) if bridge else None
     out.reverse()
     return out, visited
 
 # %% ../nbs/05_thread.ipynb #9a11c033
-def _mid(r):
-    "The message id of an admitted assistant record"
-    i = r['message'].get('id')
-    return i if i.__class__ is str and i else None
-
 def _extra(c, visited):
-    "Message id -> the records off the walk that belong to a message on it: its other records, and their results"
-    by_id, mids, par, on, extra = c.by_id, c.mids, c.par, {}, {}
-    def walked(mid):
-        if mid not in on: on[mid] = any(x in visited for x in mids.get(mid, ()))
-        return on[mid]
-    for u, r in by_id.items():
-        if u in visited: continue
-        t = r['type']
-        if t == 'assistant':
-            if (mid := _mid(r)) and walked(mid): extra.setdefault(mid, []).append(u)
-        elif t == 'user':
-            p = by_id.get(par[u])
-            if p is not None and p['type'] == 'assistant' and (mid := _mid(p)) and walked(mid) and tool_results(r):
-                extra.setdefault(mid, []).append(u)
-    return extra
+    "Message id -> the places of records off the walk that belong to a message on it: its other records, and results"
+    amid, gone = c.amid, c.gone
+    on = ({m for n, m in amid.items() if n in visited} if len(amid) < len(visited)  # the messages on the walk
+          else {amid[n] for n in visited if n in amid})
+    if not on: return {}
+    extra = {}
+    for m in on:
+        xs = [n for n in dict.fromkeys(c.mids[m]) if n not in visited and n not in gone and amid.get(n) == m]
+        if xs: extra[m] = xs
+    for n in c.results:  # results hanging off a record of a walked message
+        if n not in visited and n not in gone and (m := amid.get(c.parent(n))) in on: extra.setdefault(m, []).append(n)
+    return {m: sorted(xs) for m, xs in extra.items()}
 
 def _gather(c, chain, visited):
-    "`chain` with each assistant message on it made whole: its records anywhere in the file, and their results"
+    "`chain` (places) with each assistant message on it made whole: its records anywhere in the file, and results"
     extra = _extra(c, visited)
     if not extra: return chain
-    by_id, mids, pos = c.by_id, c.mids, c.pos
+    rows, amid = c.rows, c.amid
     for xs in extra.values(): visited.update(xs)
     if c.rules.gather == 'after':  # 2.1.112 to 2.1.211: after the message's last walked record, calls then results
-        ts = lambda u: by_id[u].get('timestamp') if by_id[u].get('timestamp').__class__ is str else ''
-        last = {mid: u for u in chain if by_id[u]['type'] == 'assistant' and (mid := _mid(by_id[u]))}
-        add = {last[mid]: sorted((x for x in xs if by_id[x]['type'] == 'assistant'), key=ts)
-                          + sorted((x for x in xs if by_id[x]['type'] == 'user'), key=ts) for mid, xs in extra.items()}
-        return [x for u in chain for x in (u, *add.get(u, ()))]
-    idx, groups, done = {u: i for i, u in enumerate(chain)}, [], set()
-    for i, u in enumerate(chain):  # 2.1.332: merged with the message's run on the chain, by file position
-        r = by_id[u]
-        if r['type'] != 'assistant' or not (mid := _mid(r)) or mid in done: continue
-        done.add(mid)
-        if mid not in extra: continue
-        end = max([i + 1] + [idx[x] + 1 for x in mids[mid] if x in idx])
-        while end < len(chain) and _in_msg(by_id[chain[end]], mid): end += 1
-        groups.append([i, end, sorted(extra[mid], key=pos.__getitem__)])
+        ts = lambda n: t if (t := rows[n].get('timestamp')).__class__ is str else ''
+        last = {amid[n]: n for n in chain if n in amid}
+        add = {last[m]: sorted((x for x in xs if rows[x]['type'] == 'assistant'), key=ts)
+                        + sorted((x for x in xs if rows[x]['type'] == 'user'), key=ts) for m, xs in extra.items()}
+        return [x for n in chain for x in (n, *add.get(n, ()))]
+    idx, groups = {n: i for i, n in enumerate(chain)}, []
+    for m, xs in extra.items():  # 2.1.332: merged with the message's run on the chain, by place in the file
+        on = [idx[n] for n in c.mids[m] if n in idx and amid.get(n) == m]
+        start, end = min(on), max(on) + 1
+        while end < len(chain) and _in_msg(rows[chain[end]], m): end += 1
+        groups.append([start, end, xs])
     merged = []
-    for g in groups:
+    for g in sorted(groups, key=lambda g: g[0]):
         if merged and g[0] < merged[-1][1]:
-            m = merged[-1]; m[1] = max(m[1], g[1]); m[2] = sorted(m[2] + g[2], key=pos.__getitem__)
+            m = merged[-1]; m[1] = max(m[1], g[1]); m[2] = sorted(m[2] + g[2])
         else: merged.append(g)
     out, last = [], 0
-    for start, end, rec in merged:
+    for start, end, add in merged:
         out += chain[last:start+1]
         j = 0
         for x in chain[start+1:end]:
-            while j < len(rec) and pos[rec[j]] < pos[x]: out.append(rec[j]); j += 1
+            while j < len(add) and add[j] < x: out.append(add[j]); j += 1
             out.append(x)
-        out += rec[j:]
+        out += add[j:]
         last = end
     return out + chain[last:]
 
 def _below(c, end, visited):
-    "The attachments and system rows hanging below the last message `end`, oldest first"
-    keys, ch = list(c.by_id), {}
-    for u in keys[keys.index(end) + 1:]:  # what hangs below was written after it
-        if c.by_id[u]['type'] not in ('user', 'assistant'): ch.setdefault(c.par[u], []).append(u)
-    out, todo = [], [end]
+    "The places of the attachments and system rows hanging below the last message `end`, oldest first"
+    rows, ch, top = c.rows, {}, c.pos[end]
+    for n in range(top + 1, len(rows)):  # what hangs below was written after it
+        if n not in c.gone and rows[n]['type'] not in ('user', 'assistant'): ch.setdefault(c.parent(n), []).append(n)
+    out, todo = [], [top]
     while todo:
         for x in ch.get(todo.pop(0), ()):
             if x not in visited: visited.add(x); out.append(x); todo.append(x)
-    ts = lambda u: c.by_id[u].get('timestamp') if c.by_id[u].get('timestamp').__class__ is str else ''
-    return sorted(out, key=ts)
+    return sorted(out, key=lambda n: t if (t := rows[n].get('timestamp')).__class__ is str else '')
+
 
 # %% ../nbs/05_thread.ipynb #9a11c041
 class Thread(L):
@@ -615,12 +664,12 @@ def sess_thread(recs, # a session's records in file order (or a `Sess`)
         end = _pick(c, _ends(c, leaf))
         if end is None: return Thread([], rules=rules, model=model)
         path, visited = _walk(c, end)
-        if rules.timestamps == 'crash' and any(_ms(c.by_id[u].get('timestamp')) is None for u in path):
+        if rules.timestamps == 'crash' and any(_ms(c.rows[n].get('timestamp')) is None for n in path):
             err = f'Claude Code {rules.version} crashes on records without a timestamp'
             return Thread([], rules=rules, model=model, error=err)
         if rules.gather: path = _gather(c, path, visited)
         if rules.below: path += _below(c, end, visited)
-        items = [c.by_id[u] for u in path]
+        items = [c.rows[n] for n in path]
     if leaf is None: items += _end_turns(items, model or _session_model(items), rules)
     return Thread(items, rules=rules, model=model or _session_model(items), end=end)
 
@@ -882,10 +931,12 @@ def sess_history(recs, # a session's records in file order (or a `Sess`)
     recs = _recs(recs)
     rules = cli_rules()
     plain = _chain(recs, rules)  # links as written: nothing re-linked, nothing forgotten
-    res = [r['uuid'] for r in sess_thread(recs).written if r.get('uuid') in plain.by_id]
+    res, jumped = [r['uuid'] for r in sess_thread(recs).written if r.get('uuid') in plain.by_id], set()
     while res and (u := plain.by_id[res[0]].get('logicalParentUuid')).__class__ is str and u in plain.by_id:
+        if u in jumped: break  # a logical parent that leads back round: each is followed once
+        jumped.add(u)
         path, visited = _walk(plain, u)
-        before = _gather(plain, path, visited)  # as written: preserved messages in their first place
+        before = [plain.ids[n] for n in _gather(plain, path, visited)]  # preserved messages in their first place
         seen = set(before)
         res = before + [v for v in res if v not in seen]
     return L(plain.by_id[u] for u in res)
