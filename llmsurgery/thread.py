@@ -132,9 +132,9 @@ class _Chain:
     "The chain records of one transcript as one Claude Code version reads them"
     def __init__(self, recs, rules, sidechain=False):
         self.rules, self.sidechain, self._times, self.gone = rules, sidechain, None, set()
-        self.by_id, self.par, self.pos = by_id, par, pos = {}, {}, {}  # uuid -> record, parent, place in the chain
-        # by place (a uuid's first in the file): the record, its uuid, its parent's place (-1: none, -2: look it up)
-        self.rows, self.ids, self.up = rows, ids, up = [], [], []
+        self.by_id, self.pos = by_id, pos = {}, {}  # uuid -> record, its place (of its first line) in the chain
+        # by place: the record (its last line), its uuid, its parent, the parent's place (-1: none, -2: look it up)
+        self.rows, self.ids, self.pars, self.up = rows, ids, pars, up = [], [], [], []
         # by place too: message id -> its assistant records, an assistant record's message id, the tool results
         self.mids, self.amid, self.results = mids, amid, results = {}, {}, []
         dropped, progress, bounds, dups, atts = {}, {}, [], [], []
@@ -174,10 +174,10 @@ class _Chain:
                             if u not in by_id: dropped[u] = p
                             continue
                         r, m, res = a, a['message'], bool(tool_results(a))
-                n = len(by_id); by_id[u] = r; par[u] = p
-                if len(by_id) > n: pos[u] = n; rows.append(r); ids.append(u); up.append(-1 if p is None else -2)
-                else: n = pos[u]; rows[n] = r; dups.append(n)  # written before: it keeps its place, takes this content
-                if p is not None and (j := pos.get(p)) is not None: up[n] = j  # a parent written before its child
+                n = len(by_id); by_id[u] = r
+                if len(by_id) > n: pos[u] = n; rows.append(r); ids.append(u); pars.append(p); up.append(-1)
+                else: n = pos[u]; rows[n] = r; pars[n] = p; dups.append(n)  # written before: keeps its place
+                if p is not None: up[n] = pos.get(p, -2)  # a parent written before its child has a place by now
                 if k == 2:
                     i = m.get('id')
                     if i.__class__ is str and i:
@@ -217,7 +217,7 @@ class _Chain:
         if atts: settle()
         if dups: self._rewritten(dups)
         if dropped:  # children of a dropped record hang off its parent
-            for u, p in list(par.items()):
+            for u, p in list(self.links()):
                 seen, q = set(), p
                 while q in dropped and q not in by_id and q not in seen: seen.add(q); q = dropped[q]
                 if q is not p: self.link(u, q)
@@ -228,8 +228,8 @@ class _Chain:
         "Make `up`, `amid` and `results` say what the places of uuids written more than once hold: their last record"
         dups, rows = set(dups), self.rows
         for n in dups:
-            p = self.par[self.ids[n]]
-            self.up[n] = -1 if p is None else self.pos.get(p, -2) if p.__class__ is str else -2
+            p = self.pars[n]
+            self.up[n] = -1 if p is None else self.pos.get(p, -2)
             self.amid.pop(n, None)
             if rows[n]['type'] == 'assistant' and (i := _mid(rows[n])): self.amid[n] = i
         self.results = [n for n in dict.fromkeys(self.results) if n not in dups]
@@ -237,18 +237,28 @@ class _Chain:
 
     def link(self, u, p):
         "Hang record `u` off `p` (a re-link: `p` need not be a record)"
-        self.par[u] = p
-        self.up[self.pos[u]] = -1 if p is None else self.pos.get(p, -2) if p.__class__ is str else -2
+        if p is not None and p.__class__ is not str: p = NOWHERE
+        n = self.pos[u]
+        self.pars[n], self.up[n] = p, -1 if p is None else self.pos.get(p, -2)
 
     def forget(self, u):
         "Leave record `u` out of the chain (what a compaction forgets)"
-        del self.by_id[u], self.par[u]
+        del self.by_id[u]
         self.gone.add(self.pos[u])
+
+    def parent_of(self, u):
+        "The uuid record `u` hangs off (None for a root, or when `u` is no record of the chain)"
+        n = self.pos.get(u)
+        return None if n is None or n in self.gone else self.pars[n]
+
+    def links(self):
+        "`(uuid, parent)` of every record of the chain, in file order"
+        return ((u, p) for u, p, n in zip(self.ids, self.pars, range(len(self.ids))) if n not in self.gone)
 
     def parent(self, n):
         "The place of the parent of the record at place `n`: -1 for a root, -2 when no record of the chain is it"
         j = self.up[n]
-        if j == -2 and (p := self.par[self.ids[n]]).__class__ is str: j = self.pos.get(p, -2)  # written after its child
+        if j == -2 and (p := self.pars[n]) is not None: j = self.pos.get(p, -2)  # a parent written after its child
         return -2 if j in self.gone else j
 
     def descends(self, n, o):
@@ -256,7 +266,7 @@ class _Chain:
         seen = set()
         while n is not None and n not in seen:
             if n == o: return True
-            seen.add(n); n = self.par.get(n)
+            seen.add(n); n = self.parent_of(n)
         return False
 
     def msg_above(self, u):
@@ -266,7 +276,7 @@ class _Chain:
             r = self.by_id.get(u)
             if r is None: return None
             if r['type'] in ('user', 'assistant'): return u
-            seen.add(u); u = self.par.get(u)
+            seen.add(u); u = self.parent_of(u)
         return None
 
 def _chain(recs, rules):
@@ -291,9 +301,9 @@ def _in_msg(r, mid):
 
 def _msg_above(c, y, mid):
     "The records of message `mid` above record `y` on the chain, nearest first"
-    out, seen, r = [], {y['uuid']}, c.by_id.get(c.par.get(y['uuid']))
+    out, seen, r = [], {y['uuid']}, c.by_id.get(c.parent_of(y['uuid']))
     while r is not None and r['uuid'] not in seen and _in_msg(r, mid):
-        seen.add(r['uuid']); out.append(r); r = c.by_id.get(c.par.get(r['uuid']))
+        seen.add(r['uuid']); out.append(r); r = c.by_id.get(c.parent_of(r['uuid']))
     return out
 
 def _through(c, n, o, batch=True, direct=True):
@@ -302,9 +312,9 @@ def _through(c, n, o, batch=True, direct=True):
     if batch:
         seen, below, g = set(), None, e.get(o)
         while g is not None and _transparent(g) and g['uuid'] not in seen:
-            seen.add(g['uuid']); below = g; g = e.get(c.par.get(g['uuid']))
+            seen.add(g['uuid']); below = g; g = e.get(c.parent_of(g['uuid']))
         if g is not None and g['type'] == 'user' and tool_results(g):
-            k, y = tool_result_ids(g), e.get(c.par.get(g['uuid']))
+            k, y = tool_result_ids(g), e.get(c.parent_of(g['uuid']))
         elif below is not None:  # an attachment about one call: which record of the message made that call
             a = below.get('attachment')
             tid = a.get('toolUseID') if below['type'] == 'attachment' and isinstance(a, dict) else None
@@ -328,7 +338,7 @@ def _through(c, n, o, batch=True, direct=True):
         at_call = y is not None and a is not None and a['uuid'] == y['uuid'] and prev is not None
         if (at_call and any(x in calls for x in k)
             and any(x in calls and (len(calls) > 1 if one else x not in k) for x in tool_result_ids(prev))): return True
-        prev, s = a, (c.par.get(a['uuid']) if a is not None else None)
+        prev, s = a, (c.parent_of(a['uuid']) if a is not None else None)
     return False
 
 # %% ../nbs/05_thread.ipynb #9a11c021
@@ -347,7 +357,7 @@ def _newest_below(c, top):
         while True:
             if u in memo: res = memo[u]; break
             if u is None or u not in c.by_id: res = False; break
-            memo[u] = False; path.append(u); u = c.par.get(u)
+            memo[u] = False; path.append(u); u = c.parent_of(u)
         for x in path: memo[x] = res
         return res
     for u, r in c.by_id.items():
@@ -367,28 +377,29 @@ def _relink(c):
         while r is not None and r['uuid'] not in path:
             path.append(r['uuid'])
             if r['uuid'] == seg.get('headUuid'): ys = path[::-1]; break
-            r = c.by_id.get(c.par.get(r['uuid']))
+            r = c.by_id.get(c.parent_of(r['uuid']))
         if ys is None: return None
     else: return None
     if any(not isinstance(y, str) or y not in c.by_id for y in ys): return None
-    par, by_id = c.par, c.by_id
+    by_id = c.by_id
     if ys:
         prev = anchor
         for y in ys: c.link(y, prev); prev = y
-        for u, p in list(par.items()):
+        for u, p in list(c.links()):
             if p == anchor and u != ys[0]: c.link(u, ys[-1])
     start, keep = c.pos[c.bounds[-1]['uuid']], set(ys)
     gone = {u for u in by_id if c.pos[u] < start and u not in keep}
     for u in gone: c.forget(u)
     if ys and gone:
-        for u, p in list(par.items()):
+        for u, p in list(c.links()):
             if p in gone and by_id[u]['type'] in ('user', 'assistant'): c.link(u, ys[-1])
     return ys[-1] if ys else None
 
 def _leaves(c, childless=False):
     "The nearest user or assistant record above each record without children (`childless`: without such children)"
-    parents = {p for p in c.par.values() if p is not None}
-    msg_parents = {c.par[u] for u, r in c.by_id.items() if r['type'] in ('user', 'assistant')} if childless else ()
+    parents = {p for _, p in c.links() if p is not None}
+    msgs = (u for u, r in c.by_id.items() if r['type'] in ('user', 'assistant'))
+    msg_parents = {c.parent_of(u) for u in msgs} if childless else ()
     out = []
     for u in c.by_id:
         if u in parents: continue
@@ -547,7 +558,6 @@ def _below(c, end, visited):
         for x in ch.get(todo.pop(0), ()):
             if x not in visited: visited.add(x); out.append(x); todo.append(x)
     return sorted(out, key=lambda n: t if (t := rows[n].get('timestamp')).__class__ is str else '')
-
 
 # %% ../nbs/05_thread.ipynb #9a11c041
 class Thread(L):
