@@ -24,6 +24,7 @@ __all__ = ['CLI_RULES', 'NOWHERE', 'INTERRUPTED', 'NO_RESPONSE', 'CONTINUE', 'NO
 
 # %% ../nbs/05_thread.ipynb #d2ff1731
 import re, bisect, uuid as uuidlib
+from collections.abc import Mapping
 from fastcore.basics import first, store_attr
 from fastcore.foundation import L
 from .core import *
@@ -128,11 +129,24 @@ def _admit(r):
     return Rec({**r, 'message': {**m, 'content': ok}}) if ok else 'drop'
 
 # %% ../nbs/05_thread.ipynb #9a11c012
+class _Records(Mapping):
+    "Uuid -> record, of the records of a `_Chain` (a view: the chain keeps them by place)"
+    def __init__(self, c): self.c = c
+    def __getitem__(self, u):
+        n = self.c.pos[u]
+        if n in self.c.gone: raise KeyError(u)
+        return self.c.rows[n]
+    def __contains__(self, u): return (n := self.c.pos.get(u)) is not None and n not in self.c.gone
+    def __iter__(self): return (u for n, u in enumerate(self.c.ids) if n not in self.c.gone)
+    def __len__(self): return len(self.c.ids) - len(self.c.gone)
+    def items(self): return ((u, r) for n, (u, r) in enumerate(zip(self.c.ids, self.c.rows)) if n not in self.c.gone)
+
 class _Chain:
     "The chain records of one transcript as one Claude Code version reads them"
     def __init__(self, recs, rules, sidechain=False):
         self.rules, self.sidechain, self._times, self.gone = rules, sidechain, None, set()
-        self.by_id, self.pos = by_id, pos = {}, {}  # uuid -> record, its place (of its first line) in the chain
+        self.pos = pos = {}  # uuid -> its place in the chain (where it was first written)
+        self.by_id = _Records(self)  # uuid -> record
         # by place: the record (its last line), its uuid, its parent, the parent's place (-1: none, -2: look it up)
         self.rows, self.ids, self.pars, self.up = rows, ids, pars, up = [], [], [], []
         # by place too: message id -> its assistant records, an assistant record's message id, the tool results
@@ -171,12 +185,12 @@ class _Chain:
                     if not ok:
                         a = _admit(r)
                         if a == 'drop':
-                            if u not in by_id: dropped[u] = p
+                            if u not in pos: dropped[u] = p
                             continue
                         r, m, res = a, a['message'], bool(tool_results(a))
-                n = len(by_id); by_id[u] = r
-                if len(by_id) > n: pos[u] = n; rows.append(r); ids.append(u); pars.append(p); up.append(-1)
-                else: n = pos[u]; rows[n] = r; pars[n] = p; dups.append(n)  # written before: keeps its place
+                if (n := pos.setdefault(u, len(rows))) == len(rows):
+                    rows.append(r); ids.append(u); pars.append(p); up.append(-1)
+                else: rows[n] = r; pars[n] = p; dups.append(n)  # written before: it keeps its place
                 if p is not None: up[n] = pos.get(p, -2)  # a parent written before its child has a place by now
                 if k == 2:
                     i = m.get('id')
@@ -219,7 +233,7 @@ class _Chain:
         if dropped:  # children of a dropped record hang off its parent
             for u, p in list(self.links()):
                 seen, q = set(), p
-                while q in dropped and q not in by_id and q not in seen: seen.add(q); q = dropped[q]
+                while q in dropped and q not in pos and q not in seen: seen.add(q); q = dropped[q]
                 if q is not p: self.link(u, q)
         self.bounds, self.last_row, self.newest, self.ko, self.snapshots = bounds, last_row, newest, ko, snaps
         self.explicit, self.explicit_ever, self.pr, self.cleared = explicit, explicit_ever, pr, cleared
@@ -243,7 +257,6 @@ class _Chain:
 
     def forget(self, u):
         "Leave record `u` out of the chain (what a compaction forgets)"
-        del self.by_id[u]
         self.gone.add(self.pos[u])
 
     def parent_of(self, u):
