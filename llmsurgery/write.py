@@ -393,14 +393,30 @@ def _same(path, data:bytes) -> bool:
     try: return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
     except OSError: return False
 
+def _open_locked(path) -> int:
+    "A descriptor of session file `path`, open to append and holding our writers' lock; never a symlink or a FIFO"
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode): raise WriteError(f'{path} is not a regular file')
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino: return fd
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)  # the file was replaced while we waited for the lock: lock the new one
+
 def _write_sess(path, recs, ts=None, replace=False):
     path = check_inside(path)
     data = _dumps(_prep(recs, check_sid(path.stem), ts))
     clean_tmp(path.parent)
-    if path.exists() and not replace:
+    if not path.exists(): return atomic_write(path, data, replace)
+    if not replace:
         if _same(path, data): return path  # the same session written again: nothing to do
         raise FileExistsError(f'Session {path.stem} exists ({path}); pass replace=True to replace it')
-    return atomic_write(path, data, replace)
+    fd = _open_locked(path)  # our appenders wait, then append to the new file (`_open_locked` sees it replaced)
+    try: return atomic_write(path, data, replace)
+    finally: os.close(fd)
 
 def save_sess(recs, # the records, in file order
               sid:str=None, # the session id (default: a new random one)
@@ -423,19 +439,6 @@ def _tail_ok(fd, path) -> bytes:
     except ValueError:
         raise WriteError(f'{path} ends in the middle of a line: is Claude Code writing to it? Try again') from None
     return b'\n'
-
-def _open_locked(path) -> int:
-    "A descriptor of session file `path`, open to append and holding our writers' lock; never a symlink or a FIFO"
-    while True:
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode): raise WriteError(f'{path} is not a regular file')
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            if os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino: return fd
-        except BaseException:
-            os.close(fd)
-            raise
-        os.close(fd)  # the file was replaced while we waited for the lock: lock the new one
 
 def _append(fd, path, data:bytes):
     "Write `data` at the end of `fd` in one `write` and sync it; a failed or short write is truncated away, then raised"

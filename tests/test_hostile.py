@@ -408,6 +408,23 @@ def test_08_concurrent_appends_make_one_chain(arc, tmp_path):
     assert max(map(len, kids.values())) == 1  # no record has two children: the chain never forks
     assert len(sess_thread(recs).written) == 161
 
+def test_08_a_replace_waits_for_an_append_under_way(arc, tmp_path):
+    import fcntl, threading
+    sid = save_sess([mk_rec('user', 'start', cwd=tmp_path)], cwd=tmp_path)
+    p = sess_file(sid, tmp_path)
+    fd = os.open(p, os.O_RDWR | os.O_APPEND)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # an appender of ours, half-way through
+    t = threading.Thread(target=save_sess, args=([mk_rec('user', 'again', cwd=tmp_path)],),
+                         kwargs=dict(sid=sid, cwd=tmp_path, replace=True))
+    t.start()
+    t.join(0.5)
+    assert t.is_alive() and [rec_txt(r) for r in load_recs(p)] == ['start']  # the replace waits for the lock
+    os.close(fd)
+    t.join(10)
+    assert [rec_txt(r) for r in load_recs(p)] == ['again']
+    append_sess([mk_rec('user', 'then', cwd=tmp_path)], sid)
+    assert [rec_txt(r) for r in sess_thread(load_recs(p)).written] == ['again', 'then']
+
 # ---------------------------------------------------------------------------------------------------------------------
 # 9. A line another writer is half-way through is detected at write time
 
