@@ -593,7 +593,9 @@ def test_15_ctrl_c_prints_one_line_and_exits_130(arc, capsys, monkeypatch):
 def test_15_ctrl_c_in_a_real_process(arc):
     p = subprocess.Popen([sys.executable, '-c', 'import sys, time; from llmsurgery import cli\n'
                           'cli.ls_sess = lambda *a: (print("ready", flush=True), time.sleep(60))\n'
-                          'sys.exit(cli.main(["ls"]))'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                          'sys.exit(cli.main(["ls"]))'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         # as from a terminal: a test run in the background would hand down Ctrl-C ignored
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert p.stdout.readline().strip() == 'ready'
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=30)
