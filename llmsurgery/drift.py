@@ -20,6 +20,7 @@ __all__ = ['DOCUMENTED_TYPES', 'rec_features', 'known_features', 'Drift', 'drift
 # %% ../nbs/11a_drift.ipynb #d71f0004
 import functools
 from collections import Counter
+from contextlib import nullcontext
 from pathlib import Path
 from fastcore.basics import AttrDict
 from fastcore.foundation import L
@@ -79,25 +80,40 @@ def _files(path):
     "The transcripts under `path`: a config folder (its whole archive), a project folder, or one `.jsonl` file"
     if path is None: return [p for _, _, p in transcripts()]
     path = Path(path)
-    if path.is_file(): return [path]
+    if not path.is_dir(): return [path]  # one file, asked for by name: `open_transcript` says what is wrong with it
     if (path/'projects').is_dir():
         with config_dir(path): return [p for _, _, p in transcripts()]
-    return sorted(path.rglob('*.jsonl'))
+    return sorted(p for p in path.rglob('*.jsonl') if readable_stat(p))  # a FIFO or a folder is skipped, with a warning
+
+def _shape(r):
+    "All `rec_features` reads of record `r`: records of one shape have the same features"
+    m, a = r.get('message'), r.get('attachment')
+    c = m.get('content') if isinstance(m, dict) else None
+    return (_name(r.get('type')), tuple(r), _name(r.get('subtype')),
+            _name(a['type']) if isinstance(a, dict) and 'type' in a else None,
+            tuple(m) if isinstance(m, dict) else None,
+            tuple(_name(b.get('type')) for b in c if isinstance(b, dict)) if isinstance(c, list) else None)
+
+def _unknown(r, known):
+    "The features of record `r` llmsurgery does not know (of an unknown type, the type says it all)"
+    fs = rec_features(r)
+    return fs[:1] if fs[0] not in known else [k for k in fs if k not in known]
 
 def drift(path=None, # a Claude config folder, a project folder or a transcript (default: the current config folder)
          ) -> Drift:
     "Record types, subtypes, block types and fields in `path` that llmsurgery does not know, by Claude Code version"
-    known, count, where, files = known_features(), Counter(), {}, _files(path)
+    known, count, where, files, shapes = known_features(), Counter(), {}, _files(path), {}
+    one = path is not None and not Path(path).is_dir()  # a file asked for by name: what is wrong with it is an error
     for p in files:
-        with open(p, 'rb') as f:
+        with nullcontext() if one else skipping(p), open_transcript(p) as f:
             for n, line in enumerate(f, 1):
                 try: r = orjson.loads(line)
                 except orjson.JSONDecodeError: continue
                 if not isinstance(r, dict): continue
+                if (fs := shapes.get(s := _shape(r))) is None: fs = shapes[s] = _unknown(r, known)
+                if not fs: continue
                 v = _name(r.get('version', ''))
-                fs = rec_features(r)
-                for k in fs[:1] if fs[0] not in known else fs:  # of an unknown type, the type says it all
-                    if k in known: continue
+                for k in fs:
                     count[v, *k] += 1
                     where.setdefault((v, *k), f'{p}:{n}')
     rows = [AttrDict(version=v, kind=k, name=name, count=c, example=where[v, k, name])
