@@ -337,21 +337,23 @@ def _through(c, n, o, batch=True, direct=True):
         else: y = g
     calls = tool_use_ids(y) if y is not None and y['type'] == 'assistant' else []
     mid = msg_id(y) if calls else None
-    above = {x['uuid'] for x in _msg_above(c, y, mid)} if mid else set()
-    seen, prev, inrun, s = set(), None, False, n
-    while s is not None and s not in seen:
-        if direct and s == o: return True
-        seen.add(s); a = e.get(s)
-        if mid and a is not None:
-            if inrun and a['uuid'] == y['uuid']: return True
-            if a['type'] == 'assistant' and a['uuid'] != y['uuid'] and msg_id(a) == mid and tool_uses(a):
-                if a['uuid'] in above: return True
+    if direct and n == o: return True
+    pos, rows = c.pos, c.rows  # the walk up from `n` goes by place
+    yn, on = pos[y['uuid']] if y is not None else -3, pos[o] if direct else -3
+    above = {pos[x['uuid']] for x in _msg_above(c, y, mid)} if mid else set()
+    seen, prev, inrun, m = set(), None, False, -1 if n not in e else pos[n]
+    while m >= 0 and m not in seen:
+        if m == on: return True
+        seen.add(m); a = rows[m]
+        if mid:
+            if inrun and m == yn: return True
+            if a['type'] == 'assistant' and m != yn and msg_id(a) == mid and tool_uses(a):
+                if m in above: return True
                 inrun = True
             elif not _in_msg(a, mid): inrun = False
-        at_call = y is not None and a is not None and a['uuid'] == y['uuid'] and prev is not None
-        if (at_call and any(x in calls for x in k)
+        if (m == yn and prev is not None and any(x in calls for x in k)
             and any(x in calls and (len(calls) > 1 if one else x not in k) for x in tool_result_ids(prev))): return True
-        prev, s = a, (c.parent_of(a['uuid']) if a is not None else None)
+        prev, m = a, c.parent(m)
     return False
 
 # %% ../nbs/05_thread.ipynb #9a11c021
@@ -364,18 +366,19 @@ def _ms(ts):
 
 def _newest_below(c, top):
     "The newest record (by timestamp) of those below `top`, or `top` when nothing is below it"
-    memo, best, best_ts = {top: True}, top, ''
-    def below(u):
+    state = bytearray(len(c.rows))  # by place: 0 not known yet, 1 below `top`, 2 not
+    t, best, best_ts = c.pos[top], top, ''
+    state[t] = 1
+    def below(n):  # follows the links up until it meets a place already known
         path = []
-        while True:
-            if u in memo: res = memo[u]; break
-            if u is None or u not in c.by_id: res = False; break
-            memo[u] = False; path.append(u); u = c.parent_of(u)
-        for x in path: memo[x] = res
-        return res
-    for u, r in c.by_id.items():
-        ts = r.get('timestamp')
-        if u != top and ts.__class__ is str and ts >= best_ts and below(u): best, best_ts = u, ts
+        while not (res := state[n]):
+            state[n] = 2; path.append(n)  # a loop back here is not below
+            if (n := c.parent(n)) < 0: res = 2; break
+        for x in path: state[x] = res
+        return res == 1
+    for n in range(len(c.rows)):  # timestamps are read only below `top`: few records, when any
+        if n == t or n in c.gone or not below(n): continue
+        if (ts := c.rows[n].get('timestamp')).__class__ is str and ts >= best_ts: best, best_ts = c.ids[n], ts
     return best
 
 def _relink(c):
