@@ -413,15 +413,16 @@ def _relink(c):
 
 def _leaves(c, childless=False):
     "The nearest user or assistant record above each record without children (`childless`: without such children)"
-    parents = {p for _, p in c.links() if p is not None}
-    msgs = (u for u, r in c.by_id.items() if r['type'] in ('user', 'assistant'))
-    msg_parents = {c.parent_of(u) for u in msgs} if childless else ()
-    out = []
-    for u in c.by_id:
-        if u in parents: continue
+    kids = bytearray(len(c.rows))  # by place: 1 a record hangs off it, 2 a user or assistant record does
+    for n, r in enumerate(c.rows):
+        if n not in c.gone and (j := c.parent(n)) >= 0:
+            kids[j] |= 2 if childless and r['type'] in ('user', 'assistant') else 1
+    out = {}  # an ordered set
+    for n, u in enumerate(c.ids):
+        if kids[n] or n in c.gone: continue
         a = c.msg_above(u)
-        if a is not None and a not in out and a not in msg_parents: out.append(a)
-    return out
+        if a is not None and not kids[c.pos[a]] & 2: out[a] = None
+    return list(out)
 
 # %% ../nbs/05_thread.ipynb #9a11c022
 def _end_latest(c):
