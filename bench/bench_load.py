@@ -1,18 +1,20 @@
 """Loading benchmark (issue: foundation, section 6).
 
 Builds a ~100 MB transcript by repeating recorded fixture sessions with fresh uuids (and a second one whose copies are
-chained one onto the other, so `sess_thread` walks the whole file: the worst case), then, in this one process,
+chained one onto the other, so `sess_thread` walks the whole file: the worst case, also timed with a checkpoint at
+its root and with none), then, in this one process,
 times `load_recs` against the baseline of parsing every line into plain dicts with orjson, and `sess_thread` on the
 result against one bare pass over the records (a loop reading one field of each). Peak memory is measured in child
 processes (ru_maxrss), relative to the file size.
 
     .venv/bin/python bench/bench_load.py [--mb 100] [--reps 3]
 
-Targets: load <= 1.3x orjson; peak memory <= 3x the file size; sess_thread < 0.2 s. Ratios are printed, never asserted.
+Targets: load <= 1.3x orjson; peak memory <= 3x the file size; sess_thread < 0.2 s, worst cases too. Ratios are
+printed, never asserted.
 """
 import argparse, json, subprocess, sys
 import orjson
-from llmsurgery.core import load_recs, no_gc
+from llmsurgery.core import Rec, load_recs, no_gc
 from llmsurgery.thread import sess_thread
 from benchlib import DATA, build, best
 
@@ -66,6 +68,12 @@ if __name__ == '__main__':
     cthr = best(lambda: sess_thread(crecs), a.reps)
     cbare = best(lambda: bare(crecs), a.reps)
     ncthr = len(sess_thread(crecs))
+    # the same file with a checkpoint at its root (the descent from it is checked along the whole thread), and with
+    # no checkpoint at all (the newest record below the last row is looked for)
+    top = next(r for r in crecs if r.get('type') == 'user')
+    at_root = crecs + [Rec(type='last-prompt', leafUuid=top['uuid'], sessionId=top.get('sessionId'))]
+    no_cp = [r for r in crecs if r.get('type') != 'last-prompt']
+    rthr, nthr2 = best(lambda: sess_thread(at_root), a.reps), best(lambda: sess_thread(no_cp), a.reps)
     print(f'json (stdlib)       : {std:.3f} s   ({std/base:.1f}x orjson: why llmsurgery depends on orjson)')
     print(f'orjson, plain dicts : {base:.3f} s   (the baseline)')
     print(f'  same, gc paused   : {base_nogc:.3f} s')
@@ -76,5 +84,6 @@ if __name__ == '__main__':
           f'{nthr:,} records on the thread; target < 0.2 s')
     print(f'  worst case        : {cthr:.3f} s = {cthr/cbare:.1f}x one bare pass ({cbare:.3f} s); {chained.name}: '
           f'every copy chained on, {ncthr:,} records on the thread')
+    print(f'  checkpoint at root: {rthr:.3f} s = {rthr/cbare:.1f}x; no checkpoint: {nthr2:.3f} s = {nthr2/cbare:.1f}x')
     print(f'peak memory, orjson : {mp/1e6:.0f} MB = {mp/size:.2f}x file size')
     print(f'peak memory, ours   : {mo/1e6:.0f} MB = {mo/size:.2f}x file size  (target <= 3x)')
