@@ -20,7 +20,8 @@ def seed_lines(names=SEEDS) -> list:
     return lines
 
 def build(mb, path, chain=True, names=SEEDS) -> Path:
-    "About `mb` MB of the seed sessions repeated with fresh uuids and API ids; `chain`: each copy's roots hung off the last"
+    """About `mb` MB of the seed sessions repeated with fresh uuids and API ids; `chain`: each copy's roots hung off the
+    last"""
     lines, size, last, sid = seed_lines(names), 0, None, str(uuid.uuid4())
     with open(path, 'wb') as f:
         while size < mb*1e6:
@@ -56,7 +57,8 @@ def _agent_lines() -> list:
             for l in p.read_bytes().splitlines()]
 
 def _copy(lines, sid, where, day, minute=0) -> bytes:
-    "`lines` with fresh uuids and API ids, session `sid`, the fixtures' folder moved to `where`, times to `day`, `minute`"
+    """`lines` with fresh uuids and API ids, session `sid`, the fixtures' folder moved to `where`, times to `day`,
+    `minute`"""
     m = {}
     out = UUID.sub(lambda g: m.setdefault(g[0], str(uuid.uuid4()).encode()), b'\n'.join(lines) + b'\n')
     out = API_ID.sub(lambda g: m.setdefault(g[0], g[1] + uuid.uuid4().hex.encode()[:len(g[0])-len(g[1])]), out)

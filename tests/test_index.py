@@ -1,4 +1,5 @@
-"The archive index gives every cross-session question exactly the scan's answer, on a generated archive in the real format"
+"""The archive index gives every cross-session question exactly the scan's answer, on a generated archive in the real
+format"""
 import json, os, subprocess, sys
 from pathlib import Path
 import pytest
@@ -48,7 +49,8 @@ def test_growth_reads_only_new_bytes(archive):
 def test_two_updaters_read_each_byte_once(archive, tmp_path):
     code = 'import json; from llmsurgery.index import ArchiveIndex; print(json.dumps(dict(ArchiveIndex().update())))'
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
-    procs = [subprocess.Popen([sys.executable, '-c', code], env=env, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    procs = [subprocess.Popen([sys.executable, '-c', code], env=env, stdout=subprocess.PIPE, text=True)
+             for _ in range(2)]
     outs = [json.loads(p.communicate(timeout=300)[0]) for p in procs]
     assert sum(o['bytes'] for o in outs) == sum(p.stat().st_size for _, _, p in transcripts(warmups=True))
     assert sorted(o['indexed'] for o in outs)[0] == 0
