@@ -37,6 +37,21 @@ def test_lines_fit():
             if len(l) > 120]
     assert long == []
 
+def _text_files(*globs):
+    "The text files (binaries skipped: a NUL byte, or not UTF-8) that match `globs` under the repository's root"
+    for f in sorted(f for g in globs for f in NBS.parent.glob(g) if f.is_file()):
+        b = f.read_bytes()
+        if b'\0' in b: continue
+        try: yield f, b.decode()
+        except UnicodeDecodeError: continue
+
+def test_script_lines_fit():
+    "The tests, tools and benchmarks keep to the same 120 characters a line as the notebooks"
+    long = [f'{f.relative_to(NBS.parent)}:{i}: {l[:60]}…'
+            for f, src in _text_files('tests/*.py', 'tools/*', 'bench/*.py')
+            for i, l in enumerate(src.splitlines(), 1) if len(l) > 120]
+    assert long == []
+
 def _undocumented(fn, lines):
     "The parameters of function `fn` (`self` aside) without a docment: a comment on the parameter's own line"
     args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs, fn.args.vararg, fn.args.kwarg]
