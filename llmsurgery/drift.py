@@ -116,12 +116,10 @@ def drift(path=None, # a Claude config folder, a project folder or a transcript 
                 for k in fs:
                     count[v, *k] += 1
                     where.setdefault((v, *k), f'{p}:{n}')
+    def order(o): return not version_key(o[0][0]), version_key(o[0][0]), o[0][1:]  # a version without numbers last
     rows = [AttrDict(version=v, kind=k, name=name, count=c, example=where[v, k, name])
-            for (v, k, name), c in sorted(count.items(), key=lambda o: (_vkey(o[0][0]), o[0][1:]))]
+            for (v, k, name), c in sorted(count.items(), key=order)]
     res = Drift(rows, cols=['version', 'kind', 'name', 'count', 'example'])
     res.files = len(files)
     return res
 
-def _vkey(v):
-    try: return tuple(int(x) for x in v.split('.')[:3])
-    except ValueError: return (10**9,)

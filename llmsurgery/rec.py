@@ -14,7 +14,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/rec.html.md"""
 __all__ = ['CHAIN_TYPES', 'msg_of', 'msg_content', 'rec_blocks', 'tool_uses', 'tool_results', 'tool_use_ids', 'tool_result_ids',
            'rec_role', 'prompt_text', 'is_chain', 'msg_id', 'msg_key', 'trunc', 'result_txt', 'block_txt', 'rec_txt',
            'rec_json', 'copy_rec', 'parse_ts', 'ts_iso', 'fmt_ts', 'fmt_mtime', 'ts_bound', 'in_window', 'parse_when',
-           'local_day']
+           'local_day', 'version_key']
 
 # %% ../nbs/02_rec.ipynb #5a0e1c04
 import json, re
@@ -260,3 +260,9 @@ def local_day(ts, # a record's timestamp (ISO, UTC)
     "The day `ts` falls on, `2026-11-30`, in the local time zone (or UTC); '' when it is not a time"
     if (d := parse_ts(ts)) is None: return ''
     return (d.astimezone(timezone.utc) if utc else d.astimezone()).strftime('%Y-%m-%d')
+
+# %% ../nbs/02_rec.ipynb #7c1e9a02
+def version_key(v, # a Claude Code version, like `2.1.32` (anything else holds no numbers)
+               ) -> tuple:
+    "`v` as up to three numbers, to sort or compare versions by (`()` when it holds none)"
+    return tuple(int(x) for x in re.findall(r'\d+', str(v))[:3])

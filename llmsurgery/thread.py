@@ -82,15 +82,13 @@ CLI_RULES = {r.version: r for r in [
 ]}
 
 # %% ../nbs/05_thread.ipynb #9a11c006
-def _vkey(v): return tuple(int(x) for x in re.findall(r'\d+', str(v))[:3])
-
 def cli_rules(cli=None, # a Claude Code version ('2.1.1'), a `CliRules`, or None for the newest measured
              ) -> CliRules:
     "The resume rules of Claude Code version `cli`: those of the newest measured version at or below it"
     if isinstance(cli, CliRules): return cli
-    if cli is None: return CLI_RULES[max(CLI_RULES, key=_vkey)]
-    older = [v for v in CLI_RULES if _vkey(v) <= _vkey(cli)]
-    return CLI_RULES[max(older, key=_vkey)] if older else CLI_RULES[min(CLI_RULES, key=_vkey)]
+    if cli is None: return CLI_RULES[max(CLI_RULES, key=version_key)]
+    older = [v for v in CLI_RULES if version_key(v) <= version_key(cli)]
+    return CLI_RULES[max(older, key=version_key)] if older else CLI_RULES[min(CLI_RULES, key=version_key)]
 
 # %% ../nbs/05_thread.ipynb #9a11c011
 _KINDS = {'user': 1, 'assistant': 2, 'attachment': 3, 'system': 4, 'progress': 5, 'last-prompt': 6}
