@@ -240,8 +240,7 @@ class _Chain:
         "Make `up`, `amid` and `results` say what the places of uuids written more than once hold: their last record"
         dups, rows = set(dups), self.rows
         for n in dups:
-            p = self.pars[n]
-            self.up[n] = -1 if p is None else self.pos.get(p, -2)
+            self.link(self.ids[n], self.pars[n])  # its last parent
             self.amid.pop(n, None)
             if rows[n]['type'] == 'assistant' and (i := _mid(rows[n])): self.amid[n] = i
         self.results = [n for n in dict.fromkeys(self.results) if n not in dups]
