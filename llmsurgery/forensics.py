@@ -15,13 +15,13 @@ Docs: https://llmsurgery.github.io/llmsurgery/forensics.html.md"""
 # %% auto #0
 __all__ = ['USAGE_TOKENS', 'PRICED', 'WARMUP', 'find_failures', 'usage_by', 'sess_prompts', 'sess_replies', 'ToolCall',
            'fmt_call', 'is_failure', 'join_calls', 'sess_tools', 'tool_result', 'tool_counts', 'call_path',
-           'touched_files', 'exit_code', 'sess_commands', 'sess_errors', 'model_prices', 'model_rates', 'msg_cost',
-           'msg_sess', 'usage_msgs', 'Usage', 'usage_rows', 'usage_of', 'sess_usage', 'Agent', 'sess_agents',
-           'SessStats', 'sess_stats', 'file_calls', 'find_calls', 'find_edits', 'find_commands', 'find_errors',
-           'usage_key', 'find_usage']
+           'touched_files', 'exit_code', 'sess_commands', 'sess_errors', 'usage_tokens', 'model_prices', 'model_rates',
+           'msg_cost', 'msg_sess', 'usage_msgs', 'Usage', 'usage_rows', 'usage_of', 'sess_usage', 'Agent',
+           'sess_agents', 'SessStats', 'sess_stats', 'file_calls', 'find_calls', 'find_edits', 'find_commands',
+           'find_errors', 'usage_key', 'find_usage']
 
 # %% ../nbs/11_forensics.ipynb #edd577b9
-import re, json, math, functools
+import re, json, math, warnings, functools
 from datetime import timezone
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -39,7 +39,6 @@ def _main(s): return ((i, r) for i, r in enumerate(s.recs) if not r.get('isSidec
 def _as_set(x): return set(listify(x)) or None
 def _str(v): return v if isinstance(v, str) else ''
 def _dict(v): return v if isinstance(v, dict) else {}
-def _int(v): return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
 # %% ../nbs/11_forensics.ipynb #e3de911c
 def sess_prompts(s=None, # a session, as `open_sess` takes it
@@ -160,12 +159,10 @@ def tool_counts(s=None, # a session, as `open_sess` takes it
 @patch
 def _repr_markdown_(self:ToolCall):
     "The call, whether it failed, and its result's text"
-    head = f"**{self.name}** `{trunc(tool_summary(self.input), 200, count=False)}`"
+    head = f"**{md_esc(self.name)}** {md_esc(trunc(tool_summary(self.input), 200, count=False))}"
     if self.failed: head += ' **failed**'
     if self.result is None: return head + ' (no result)'
-    out = trunc(self.result, 2000)
-    fence = '`' * max([3] + [len(r) + 1 for r in re.findall('`{3,}', out)])
-    return f'{head}\n\n{fence}text\n{out}\n{fence}'
+    return f'{head}\n\n{md_code(trunc(self.result, 2000))}'
 
 # %% ../nbs/11_forensics.ipynb #666f18bb
 _READS, _WRITES, _EDITS = {'Read', 'NotebookRead'}, {'Write'}, {'Edit', 'MultiEdit', 'NotebookEdit'}
@@ -223,6 +220,19 @@ def sess_errors(s=None, # a session, as `open_sess` takes it
 USAGE_TOKENS = dict(input='input_tokens', output='output_tokens', cache_write='cache_creation_input_tokens',
                     cache_read='cache_read_input_tokens')  # a usage row's token counts, and the fields they sum
 
+def _count_of(u, k):
+    "`u[k]` when it is a count of tokens (a whole number from 0 to 2**53), 0 when missing; else 0, with a warning"
+    v = u.get(k)
+    if v is None or type(v) is int and 0 <= v < 1 << 53: return v or 0
+    warnings.warn(f'an API message whose usage `{k}` is not a count of tokens (such as {str(v)[:20]!r}): '
+                  'left out of the totals')
+    return 0
+
+def usage_tokens(usage:dict, # a message's `usage`
+                ) -> dict:
+    "The token counts of `usage` by `USAGE_TOKENS` key: what every total reads (a value that is not a count is 0)"
+    return {f: _count_of(usage, k) for f, k in USAGE_TOKENS.items()}
+
 @functools.cache
 def model_prices(model, # a model name, e.g. `claude-sonnet-4-6`
                 ) -> dict:
@@ -251,9 +261,9 @@ def msg_cost(model, # the model that answered
     "Dollar cost of one API message from its `usage`, by fastllm's price table; None for a model it does not know"
     if (rates := model_rates(model)) is None: return None
     limit, base, above = rates
-    inp, out, write, read = (n if isinstance(n := usage.get(k), int) else 0 for k in USAGE_TOKENS.values())
+    inp, out, write, read = usage_tokens(usage).values()
     cc = usage.get('cache_creation')
-    h1 = n if isinstance(cc, dict) and isinstance(n := cc.get('ephemeral_1h_input_tokens'), int) else 0
+    h1 = _count_of(cc, 'ephemeral_1h_input_tokens') if isinstance(cc, dict) else 0
     toks = (inp, read, max(write - h1, 0), h1, out)
     return round(sum(n * r for n, r in zip(toks, above if sum(toks[:4]) > limit else base)), 9)
 
@@ -302,7 +312,7 @@ def usage_rows(parts, # `(key, model, messages, usage, cost)`: messages' tokens 
         o = rows.setdefault(k, AttrDict(model=k, messages=0, **dict.fromkeys(USAGE_TOKENS, 0), cost=0.0,
                                         unknown=set()))
         o.messages += n
-        for f, uk in USAGE_TOKENS.items(): o[f] += _int(u.get(uk))
+        for f, n in usage_tokens(u).items(): o[f] += n
         if c is None: o.unknown.add(model)
         elif o.cost is not None: o.cost += c
     for o in rows.values():
@@ -419,7 +429,7 @@ class SessStats(AttrDict):
                            f'{u.cache_read:,} cache read'),
                 ('cost', cost)]
     def __repr__(self): return '\n'.join(f'{k:<12} {v}' for k, v in self.lines() if v not in (None, ''))
-    def _repr_markdown_(self): return '| | |\n|---|---|\n' + '\n'.join(f'| **{k}** | {str(v).replace("|", "/")} |'
+    def _repr_markdown_(self): return '| | |\n|---|---|\n' + '\n'.join(f'| **{k}** | {md_esc(v)} |'
                                                                      for k, v in self.lines() if v not in (None, ''))
 
 def sess_stats(s=None, # a session, as `open_sess` takes it
@@ -474,8 +484,8 @@ def find_calls(want, # `want(call)`: keep this call?
                **where, # with `index`: what the index narrows calls by (`names`, `failed`, ...)
               ) -> Rows:
     "Calls in all sessions for which `want(call)` holds, newest first, found by `needles` (or by `index` and `where`)"
-    if index is not None: src = index.calls(project, since, progress, **where)
-    else: src = _scan(project, since, progress, lambda p, a: file_calls(p, needles, a))
+    src = index.calls(project, since, progress, **where) if index is not None else None  # None: the index cannot
+    if src is None: src = _scan(project, since, progress, lambda p, a: file_calls(p, needles, a))
     out = []
     for t, aid, calls in src:
         for c in calls:
@@ -564,7 +574,8 @@ def find_usage(by:str='day', # 'day', 'project', 'session' or 'model'
               ) -> Usage:
     "Tokens and cost over all sessions by `by`, each API message counted once, for the session that made it"
     key = usage_key(by, utc)
-    parts = (index.usage_parts if index is not None else _usage_parts)(project, since, until, progress)
+    parts = index.usage_parts(project, since, until, progress) if index is not None else None  # None: it cannot
+    if parts is None: parts = _usage_parts(project, since, until, progress)
     res = usage_rows(((key(*o), m, n, u, c) for o, m, n, u, c in parts),
                      title=f'Usage by {by}' + (' (UTC)' if utc else ''))
     for o in res:
