@@ -14,7 +14,7 @@ __all__ = ['ConvertError', 'rec_frags', 'merge_frags', 'recs2chat', 'chat2api', 
            'dlg2sess', 'sess2nb', 'NotebookError', 'nb2sess']
 
 # %% ../nbs/12b_convert.ipynb #c508a20d
-import os, re, base64, orjson
+import os, re, uuid, base64, warnings, orjson
 from pathlib import Path
 from fastcore.basics import first
 from fastcore.foundation import L
@@ -23,7 +23,7 @@ from .core import *
 from .rec import *
 from .sess import *
 from .thread import *
-from .write import msgs2recs, save_sess, stable_uuid, canon, DEFAULT_MODEL
+from .write import msgs2recs, save_sess, write_own, stable_uuid, canon, DEFAULT_MODEL
 from .dialog import *
 from .hist import *
 
@@ -48,11 +48,16 @@ def _media(b, rec):
     raise ConvertError(rec, f"its `{b['type']}` block has a {s.get('type')!r} source, which cannot be converted")
 
 # %% ../nbs/12b_convert.ipynb #a4d9db23
+def _text(b, k, rec, default=None):
+    "Field `k` of block `b`, which must be a string (`default` when it is missing)"
+    if isinstance(v := b.get(k, default), str): return v
+    raise ConvertError(rec, f"its `{b.get('type')}` block's `{k}` is not a string")
+
 def _user_part(b, rec):
     t = b.get('type') if isinstance(b, dict) else None
     if t == 'text':
         _no_extra(b, {'type', 'text'}, rec)
-        return Text(b['text'])
+        return Text(_text(b, 'text', rec))
     if t in ('image', 'document'): return _media(b, rec)
     raise ConvertError(rec, f'its `{t}` block cannot be converted faithfully')
 
@@ -73,10 +78,13 @@ def _result(b, rec, calls):
 
 def _asst_part(b, rec):
     t = b.get('type') if isinstance(b, dict) else None
-    if t == 'text': return Text(b['text'])
-    if t == 'thinking': return Thinking(b.get('thinking', ''), raw=b)
+    if t == 'text': return Text(_text(b, 'text', rec))
+    if t == 'thinking': return Thinking(_text(b, 'thinking', rec, ''), raw=b)
     if t == 'redacted_thinking': return Thinking('', raw=b)
     if t == 'tool_use':
+        if not isinstance(b.get('id'), str): raise ConvertError(rec, 'its `tool_use` block has no `id` string')
+        if not isinstance(b.get('input') or {}, dict):
+            raise ConvertError(rec, "its `tool_use` block's `input` is not an object")
         extra = {k: v for k, v in b.items() if k not in ('type', 'id', 'name', 'input')}
         return ToolUse(id=b.get('id'), name=b.get('name'), arguments=b.get('input') or {}, raw=extra or None)
     raise ConvertError(rec, f'its `{t}` block cannot be converted faithfully')
@@ -239,11 +247,16 @@ def _reemit(rec, prev, key, used):
         if k in r: r[k] = prev
     if not isinstance(r.get('uuid'), str) or r['uuid'] in used: r['uuid'] = stable_uuid(canon([key, rec.get('uuid')]))
     if isinstance(cm := r.get('compactMetadata'), dict): cm.pop('preservedSegment', None)
+    if 'timestamp' in r and _time(r['timestamp']) is None: del r['timestamp']  # the writer stamps it
     return r
+
+def _time(ts):
+    "`ts` if it is a time as transcripts write one (an ISO string), else None"
+    return ts if isinstance(ts, str) and parse_ts(ts) else None
 
 def _prompt_recs(msgs, m, key, cwd):
     "Records of prompt `m`'s user `msgs` and reply, with what its metadata keeps"
-    rs = msgs2recs(chat2api(msgs), key=key, cwd=cwd, ts=m.meta.get('timestamp') if m else None,
+    rs = msgs2recs(chat2api(msgs), key=key, cwd=cwd, ts=_time(m.meta.get('timestamp')) if m else None,
                    model=(m.meta.get('model') if m else None) or DEFAULT_MODEL)
     if m is None: return rs
     if msgs[0].role == 'user' and (fl := m.meta.get('flags')): rs[0].update(fl)
@@ -269,15 +282,23 @@ def dlg2recs(dlg, # a dialog
         msgs = ([Msg('user', parts)] if parts else []) + (reply_msgs(m) if m.ai_res else [])
         if msgs: recs += _prompt_recs(msgs, m, k, cwd)
     if ctx: recs += _prompt_recs([Msg('user', ctx)], None, f'{key}:{dlg.name}:end', cwd)
+    times = [(r.get('timestamp') if isinstance(r := m.meta.get('rec'), dict) else None) if is_tagged(m)
+             else m.meta.get('timestamp') if m.msg_type == sprompt else None for m in dlg.messages]
+    if bad := [t for t in times if t is not None and _time(t) is None]:
+        warnings.warn(f'dialog {dlg.name}: {len(bad)} timestamps that are not ISO times (such as {bad[0]!r}) '
+                      'were left out: those records are stamped as new ones are')
     return recs
 
 def dlg2sess(dlg, # a dialog
              cwd=None, # the project directory to write the session for (default: the current one)
-             key:str='dlg2sess' # the session id is derived from this and the dialog's name
+             key:str='dlg2sess', # the session id is derived from this and the dialog's name
+             new:bool=False, # write a new session (a random id) rather than replace the one made before
             ) -> str:
     "Write dialog `dlg` as a Claude Code session, replacing the one an earlier conversion made; returns its id"
-    sid = stable_uuid(canon([key, dlg.name]))
-    save_sess(dlg2recs(dlg, cwd, key), sid, cwd, replace=True)
+    sid = str(uuid.uuid4()) if new else stable_uuid(canon([key, dlg.name]))
+    recs = dlg2recs(dlg, cwd, key)
+    try: save_sess(recs, sid, cwd, replace='own')
+    except FileExistsError as e: raise FileExistsError(f'{e}; pass new=True (--new) to write a new session') from None
     return sid
 
 # %% ../nbs/12b_convert.ipynb #ca3a5918
@@ -291,13 +312,15 @@ def sess2nb(sid:str=None, # the session, as `open_sess` takes it (default: the c
             fname=None, # the notebook to write (default: `<session id>.ipynb` in the current directory)
             cwd=None, # the project directory for `.` and for ids
             mx:int=2000, # cut strings in replies longer than this (None: never)
-            redact:bool=False # replace secrets with placeholders first (see `redact_recs`)
+            redact:bool=False, # replace secrets with placeholders first (see `redact_recs`)
+            force:bool=False, # replace `fname` whatever it holds (else only a notebook `sess2nb` wrote, unchanged)
            ) -> Path:
     "Write session `sid` as a dialog notebook `fname`, atomically; returns its path"
     s = open_sess(sid, cwd)
     with no_gc(): dlg = recs2dlg(_recs(s, redact), s.sid, mx)
     fname = Path(fname or f'{s.sid}.ipynb')
-    write_ipynb(dlg, fname)
+    write_own(fname, write_ipynb(dlg).encode(), force, refuse=f'{fname} exists and is not a notebook sess2nb wrote '
+              '(or it was edited since): refusing to replace it; pass force=True (--force) to replace it')
     os.chmod(fname, 0o666 & ~_umask())  # the temporary file it was renamed from was private
     return fname
 
@@ -319,7 +342,8 @@ def _check_ipynb(fname):
 
 def nb2sess(fname, # a dialog notebook
             cwd=None, # the project directory to write the session for (default: the current one)
-            key:str='dlg2sess' # the session id is derived from this and the notebook's resolved path
+            key:str='dlg2sess', # the session id is derived from this and the notebook's resolved path
+            new:bool=False, # write a new session rather than replace the one an earlier conversion made
            ) -> str:
     "Write dialog notebook `fname` as a Claude Code session (see `dlg2sess`); returns its id"
     if not Path(fname).is_file(): raise FileNotFoundError(f'No notebook at {fname}')
@@ -328,4 +352,4 @@ def nb2sess(fname, # a dialog notebook
     except (TypeError, AttributeError, KeyError, IndexError, ValueError) as e:  # cells of shapes aidialog cannot read
         raise NotebookError(fname, f'{type(e).__name__}: {e}') from None
     if dlg is None: raise NotebookError(fname, 'no dialog in it')
-    return dlg2sess(dlg, cwd, canon([key, str(Path(fname).resolve())]))
+    return dlg2sess(dlg, cwd, canon([key, str(Path(fname).resolve())]), new)

@@ -200,6 +200,7 @@ def _loads(line, path, n):
 
 def load_recs(path, # a JSONL transcript
               skip_bad:bool=False, # skip malformed lines with a warning, instead of raising `TranscriptError`
+              bad:list=None, # with `skip_bad`: add the numbers of the lines skipped to this list, rather than warn
              ) -> L:
     "Every record of the transcript at `path`, in file order, as `Rec`s"
     path, recs = Path(path), []
@@ -215,6 +216,7 @@ def load_recs(path, # a JSONL transcript
             if not line.endswith(b'\n'):  # an unterminated last line: a live session mid-write
                 warnings.warn(f'{path}:{n}: last line is cut short (a session being written?); left out',
                               TranscriptWarning)
+            elif skip_bad and bad is not None: bad.append(n)
             elif skip_bad:
                 warnings.warn(f'{path}:{n}: skipped a line that is not a JSON record ({why})', TranscriptWarning)
             else: raise TranscriptError(path, n, f'not a JSON record ({why}); pass skip_bad=True to skip such lines')

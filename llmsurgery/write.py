@@ -13,8 +13,8 @@ Docs: https://llmsurgery.github.io/llmsurgery/write.html.md"""
 # %% auto #0
 __all__ = ['DEFAULT_MODEL', 'STALE_TMP', 'stable_uuid', 'canon', 'api_id', 'git_branch', 'est_toks', 'mk_rec', 'mk_tu', 'mk_tr',
            'tool_turn', 'msgs2recs', 'RecordError', 'check_recs', 'WriteError', 'check_inside', 'clean_tmp',
-           'atomic_write', 'save_sess', 'append_sess', 'open_tool_calls', 'strip_think', 'trunc_tools', 'reid_recs',
-           'fork_sess']
+           'atomic_write', 'state_dir', 'note_written', 'is_own_write', 'write_own', 'save_sess', 'append_sess',
+           'open_tool_calls', 'strip_think', 'trunc_tools', 'reid_recs', 'fork_sess']
 
 # %% ../nbs/07_write.ipynb #6016995f
 import os, re, math, stat, time, uuid, fcntl, shutil, string, hashlib, tempfile, warnings
@@ -406,23 +406,76 @@ def _open_locked(path) -> int:
             raise
         os.close(fd)  # the file was replaced while we waited for the lock: lock the new one
 
+def state_dir() -> Path:
+    "llmsurgery's own state folder: `$XDG_STATE_HOME/llmsurgery`, else `~/.local/state/llmsurgery` (read at each call)"
+    d = os.environ.get('XDG_STATE_HOME')
+    return (Path(d).expanduser() if d else Path.home()/'.local'/'state')/'llmsurgery'
+
+def _ledger(path) -> Path:
+    return state_dir()/'written'/(hashlib.sha1(os.path.realpath(path).encode()).hexdigest()[:24] + '.json')
+
+def _digest(data:bytes) -> str: return hashlib.blake2b(data, digest_size=20).hexdigest()
+
+def note_written(path, # a file llmsurgery is about to write
+                 data:bytes, # what it will hold
+                ):
+    "Remember (in `state_dir()`) that llmsurgery wrote `data` to `path`, for `is_own_write`; warns if it cannot"
+    p, entry = _ledger(path), dict(path=os.path.realpath(path), size=len(data), digest=_digest(data))
+    try:
+        old = [e for e in orjson.loads(p.read_bytes()) if e != entry] if p.exists() else []
+        atomic_write(p, orjson.dumps((old + [entry])[-8:]), replace=True)  # the last few: a failed write keeps its own
+    except (OSError, ValueError, TypeError) as e:
+        warnings.warn(f'could not note in {p} that llmsurgery wrote {path} ({e}): it will not be replaced later')
+
+def is_own_write(path, # a file
+                 data:bytes=None, # its content (default: read it)
+                ) -> bool:
+    "Does `path` hold exactly what llmsurgery wrote there, as `note_written` noted it?"
+    try:
+        data = Path(path).read_bytes() if data is None else data
+        noted = orjson.loads(_ledger(path).read_bytes())
+    except (OSError, ValueError): return False
+    return isinstance(noted, list) and any(isinstance(e, dict) and e.get('size') == len(data)
+                                           and e.get('digest') == _digest(data) for e in noted)
+
+def write_own(path, # the file to write
+              data:bytes, # its whole content
+              force:bool=False, # replace whatever file is there
+              refuse:str=None, # the error to raise when it will not replace the file (default: one naming `path`)
+             ) -> Path:
+    "Write `data` to `path` atomically if it is new or holds what llmsurgery last wrote there (`force`: any file)"
+    path = Path(path)
+    if path.is_symlink() or path.exists() and not path.is_file():
+        raise FileExistsError(f'{path} is not a regular file: refusing to replace it')
+    if path.exists() and not _same(path, data) and not force and not is_own_write(path):
+        raise FileExistsError(refuse or f'{path} exists and is not what llmsurgery last wrote there: '
+                              'refusing to replace it')
+    note_written(path, data)
+    return path if _same(path, data) else atomic_write(path, data, replace=path.exists())
+
 def _write_sess(path, recs, ts=None, replace=False):
     path = check_inside(path)
     data = _dumps(_prep(recs, check_sid(path.stem), ts))
     clean_tmp(path.parent)
-    if not path.exists(): return atomic_write(path, data, replace)
+    if not path.exists():
+        if replace == 'own': note_written(path, data)
+        return atomic_write(path, data, replace is True)
     if not replace:
         if _same(path, data): return path  # the same session written again: nothing to do
         raise FileExistsError(f'Session {path.stem} exists ({path}); pass replace=True to replace it')
     fd = _open_locked(path)  # our appenders wait, then append to the new file (`_open_locked` sees it replaced)
-    try: return atomic_write(path, data, replace)
+    try:
+        if replace == 'own':
+            return write_own(path, data, refuse=f'Session {path.stem} ({path}) is not what llmsurgery wrote there '
+                                                '(it was resumed, appended to or edited since): refusing to replace it')
+        return atomic_write(path, data, replace)
     finally: os.close(fd)
 
 def save_sess(recs, # the records, in file order
               sid:str=None, # the session id (default: a new random one)
               cwd=None, # the project directory (default: the current one)
               ts=None, # time for records without a timestamp (default: now)
-              replace:bool=False # overwrite an existing session `sid`
+              replace:bool|str=False # overwrite an existing session `sid`; 'own': only what llmsurgery wrote there
              ) -> str:
     "Write `recs` as session `sid` where `claude --resume` finds it, atomically; returns the session id"
     sid = str(uuid.uuid4()) if sid is None else check_sid(sid)
@@ -453,6 +506,16 @@ def _append(fd, path, data:bytes):
         if now > size and os.pread(fd, now - size, size) == data[:now - size]: os.ftruncate(fd, size)
         raise
 
+def _load_past_bad(path) -> L:
+    "The records of session `path`; lines in the middle that are not records are left out, with one warning"
+    bad = []
+    recs = load_recs(path, skip_bad=True, bad=bad)
+    if bad:
+        lines = ', '.join(map(str, bad[:5])) + (', ...' if len(bad) > 5 else '')
+        warnings.warn(f'{path}: {len(bad)} line(s) that are not JSON records (line {lines}) left where they are; '
+                      'appended after the last good record', TranscriptWarning)
+    return recs
+
 def append_sess(recs, # the records to add, in order
                 sid:str=None, # the session, as `sess_file` names it (default: the current one of `cwd`)
                 cwd=None, # the project directory for `.` and for ids
@@ -463,7 +526,7 @@ def append_sess(recs, # the records to add, in order
     fd = _open_locked(path)
     try:
         clean_tmp(path.parent)
-        old = load_recs(path)
+        old = _load_past_bad(path)
         thread = sess_thread(old).written
         if ts is None:
             newest = max(filter(None, (parse_ts(r.get('timestamp')) for r in old)), default=None)
