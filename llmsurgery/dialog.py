@@ -41,25 +41,23 @@ _all_ = ['Dialog', 'BaseDialog', 'Message', 'Msgs', 'Attachment', 'smsg_types', 
 import re
 from fastcore.basics import patch
 from .rec import trunc
+from .show import md_esc, md_code
 
 # %% ../nbs/12_dialog.ipynb #12d00003
-def _fence(s, lang=''):
-    n = max([3] + [len(r) + 1 for r in re.findall('`{3,}', s)])
-    return f"{'`'*n}{lang}\n{s}\n{'`'*n}"
-
 def _md_msg(m, mx):
+    "Message `m` as inert Markdown: its text in fenced blocks, whatever HTML or Markdown a transcript put in it"
     if m.msg_type == sprompt:
-        reply = trunc(m.ai_res, mx) if m.ai_res else '*(no reply yet)*'
-        return f"**Prompt:** {trunc(m.content, mx).replace('<', '&lt;')}\n\n{reply}"
-    if m.msg_type == scode: return _fence(trunc(m.content, mx), 'python')
+        reply = md_code(trunc(m.ai_res, mx), 'markdown') if m.ai_res else '*(no reply yet)*'
+        return f"**Prompt:**\n\n{md_code(trunc(m.content, mx))}\n\n{reply}"
+    if m.msg_type == scode: return md_code(trunc(m.content, mx), 'python')
     if m.msg_type == sraw:
         rec = m.meta.get('rec') if isinstance(m.meta.get('rec'), dict) else {}
         kind = ': '.join(str(k) for k in (m.meta.get('rec_kind') or 'raw', rec.get('subtype')) if k)
-        return f'*{kind}*' + (f' {trunc(m.content, mx)}' if m.content else '')
-    return trunc(m.content, mx)
+        return f'*{md_esc(kind)}*' + (f'\n\n{md_code(trunc(m.content, mx))}' if m.content else '')
+    return md_code(trunc(m.content, mx), 'markdown')
 
 @patch
 def _repr_markdown_(self:Dialog, mx:int=3000):
     "The dialog as its conversation: prompts with their replies, notes, code"
     body = '\n\n---\n\n'.join(_md_msg(m, mx) for m in self.messages)
-    return f'**{self.name}** ({len(self.messages)} messages)\n\n{body}'
+    return f'**{md_esc(self.name)}** ({len(self.messages)} messages)\n\n{body}'
