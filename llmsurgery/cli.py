@@ -327,20 +327,23 @@ def cmd_drift(a, # the parsed command line (`cli_parser`)
 @cli_command('sess2nb', SESS_ARG,
              opt('-o', '--output', metavar='FILE', help='the notebook (default: SESSION_ID.ipynb)'),
              opt('--mx', type=int, default=2000, help='cut strings at this many characters (0: never)'),
-             opt('--redact', action='store_true', help='replace secrets with placeholders (see `redact`)'))
+             opt('--redact', action='store_true', help='replace secrets with placeholders (see `redact`)'),
+             opt('--force', action='store_true', help='replace FILE whatever it holds (else only a notebook sess2nb '
+                 'wrote there, unedited)'))
 def cmd_sess2nb(a, # the parsed command line (`cli_parser`)
                ):
     "Write a session as a dialog notebook (.ipynb)"
-    p = sess2nb(a.session, a.output, mx=a.mx or None, redact=a.redact)
+    p = sess2nb(a.session, a.output, mx=a.mx or None, redact=a.redact, force=a.force)
     print(json.dumps({'notebook': str(p)}) if a.json else p)
     return 0
 
 @cli_command('nb2sess', opt('notebook', help='a dialog notebook (.ipynb)'),
-             opt('--cwd', help="the session's project directory (default: the current one)"))
+             opt('--cwd', help="the session's project directory (default: the current one)"),
+             opt('--new', action='store_true', help='write a new session rather than replace the one it made before'))
 def cmd_nb2sess(a, # the parsed command line (`cli_parser`)
                ):
     "Write a dialog notebook back as a Claude Code session of the current directory; prints its id"
-    sid = nb2sess(a.notebook, a.cwd)
+    sid = nb2sess(a.notebook, a.cwd, new=a.new)
     print(json.dumps({'session': sid, 'path': str(sess_file(sid, a.cwd))}) if a.json else sid)
     return 0
 
@@ -371,8 +374,11 @@ def cmd_skill(a, # the parsed command line (`cli_parser`)
 def cmd_redact(a, # the parsed command line (`cli_parser`)
               ):
     "Copy a session with its secrets replaced by placeholders (--check: only report them, exit 1 if any)"
-    if a.check:
-        rep = redact_check(a.session)
+    if a.check:  # 1 means secrets were found: a check that could not run says so and exits 2
+        try: rep = redact_check(a.session)
+        except (OSError, ValueError, LookupError) as e:
+            print(f'llmsurgery redact: {visible(_err_msg(e))}', file=sys.stderr)
+            return 2
         emit(rep, a.json)
         return 1 if rep else 0
     res = redact_sess(a.session, a.output)

@@ -251,11 +251,13 @@ def _no_overlap(hits):
 
 # %% ../nbs/13_redact.ipynb #358876ce
 def redact_key(key=None, # bytes or text; default: `$LLMSURGERY_REDACT_KEY`, else this machine's key file
+               create:bool=True, # make the key file when there is none (else: a random key, kept nowhere)
               ) -> bytes:
     "The key placeholders are hashed with: `key`, `$LLMSURGERY_REDACT_KEY`, or a random key kept in llmsurgery's config"
     if key is None: key = os.environ.get('LLMSURGERY_REDACT_KEY')
     if key is None:
         p = key_path()
+        if not p.exists() and not create: return secrets.token_hex(32).encode()
         if not p.exists():
             p.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -563,7 +565,7 @@ def redact_check(s=None, # a session (as `open_sess` takes it), or the path of a
     else:
         ss = open_sess(s, cwd)
         files, base = [f for f, _ in sess_files(ss)], ss.path.parent
-    red = Redactor(key)
+    red = Redactor(redact_key(key, create=False))  # a check writes nothing, a key file neither
     for f in files: _learn_file(red, f)
     for f in files: _redact_file(red, f, str(f.relative_to(base)) if f.is_relative_to(base) else str(f))
     return RedactReport(red.findings)

@@ -275,9 +275,10 @@ def resume_preview(session=None, # the session, as `sess_file` names it (default
                    model:str=None, # the model it will resume with (default: the session's last model)
                   ) -> Preview:
     "Predict, running nothing, what Claude Code `cli` sends on resuming `session`, and what it loses or changes"
+    cli = check_cli(cli) if cli is not None else check_cli(claude_version(), installed=True)
     path = sess_file(session, cwd)
     recs = load_recs(path, skip_bad=True)
-    th = sess_thread(recs, cli=cli or claude_version(), model=model)
+    th = sess_thread(recs, cli=cli, model=model)
     changes = resume_changes(recs, th)
     if _spaced(path):
         changes.append(_change('spaced', False, [], 'the file is spaced JSON (as Python writes it): '

@@ -19,7 +19,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/skill.html.md"""
 __all__ = ['SKILL_NAME', 'llmsurgery_cmd', 'skill_md', 'skill_path', 'install_skill', 'uninstall_skill']
 
 # %% ../nbs/18_skill.ipynb #18a00004
-import os, re, sys, shutil
+import os, re, sys, shlex, shutil
 from pathlib import Path
 from .core import *
 from .write import atomic_write
@@ -63,6 +63,7 @@ def skill_md(cmd:str=None, # the llmsurgery command to name (default: `llmsurger
             ) -> str:
     "The text of llmsurgery's `SKILL.md`"
     cmd = cmd or llmsurgery_cmd()
+    cmd = shlex.quote(cmd)  # a path with spaces, quotes or `$` runs as itself in any shell
     rows = '\n'.join(f'- {what}:\n  `{cmd} {args}`' for what, args in _RECIPES)
     return f'''---
 name: {SKILL_NAME}
@@ -91,7 +92,9 @@ def skill_path(project=None, # None: the user's skills; True or a directory: tha
               ) -> Path:
     "Where llmsurgery's `SKILL.md` goes"
     if project is None or project is False: return claude_dir()/'skills'/SKILL_NAME/'SKILL.md'
-    return Path(resolve_cwd(None if project is True else project))/'.claude'/'skills'/SKILL_NAME/'SKILL.md'
+    d = Path(resolve_cwd(None if project is True else project))
+    if not d.is_dir(): raise FileNotFoundError(f'No project folder at {d}' + (': it is a file' if d.exists() else ''))
+    return d/'.claude'/'skills'/SKILL_NAME/'SKILL.md'
 
 def _ours(p): return p.is_file() and _MARK in p.read_text(errors='replace')
 

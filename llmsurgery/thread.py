@@ -19,11 +19,12 @@ Docs: https://llmsurgery.github.io/llmsurgery/thread.html.md"""
 
 # %% auto #0
 __all__ = ['CLI_RULES', 'NOWHERE', 'INTERRUPTED', 'NO_RESPONSE', 'CONTINUE', 'NOTE_PREAMBLE', 'THINKING', 'MISSING', 'ORPHANED',
-           'NO_CONTENT', 'conv_recs', 'CliRules', 'cli_rules', 'Thread', 'sess_thread', 'wrap_notification',
-           'is_notification', 'wrap_note', 'sent_recs', 'api_msgs', 'sent_msgs', 'written_msgs', 'sess_history']
+           'NO_CONTENT', 'conv_recs', 'CliRules', 'cli_rules', 'check_cli', 'Thread', 'sess_thread',
+           'wrap_notification', 'is_notification', 'wrap_note', 'sent_recs', 'api_msgs', 'sent_msgs', 'written_msgs',
+           'sess_history']
 
 # %% ../nbs/05_thread.ipynb #d2ff1731
-import re, bisect, uuid as uuidlib
+import re, bisect, warnings, uuid as uuidlib
 from collections.abc import Mapping
 from fastcore.basics import first, store_attr
 from fastcore.foundation import L
@@ -82,13 +83,30 @@ CLI_RULES = {r.version: r for r in [
 ]}
 
 # %% ../nbs/05_thread.ipynb #9a11c006
+_VERSION = re.compile(r'\d+\.\d+\.\d+')
+
 def cli_rules(cli=None, # a Claude Code version ('2.1.1'), a `CliRules`, or None for the newest measured
              ) -> CliRules:
     "The resume rules of Claude Code version `cli`: those of the newest measured version at or below it"
     if isinstance(cli, CliRules): return cli
     if cli is None: return CLI_RULES[max(CLI_RULES, key=version_key)]
+    if not _VERSION.fullmatch(str(cli)): raise ValueError(f'{cli!r} is not a Claude Code version, such as 2.1.332')
     older = [v for v in CLI_RULES if version_key(v) <= version_key(cli)]
     return CLI_RULES[max(older, key=version_key)] if older else CLI_RULES[min(CLI_RULES, key=version_key)]
+
+def check_cli(v:str, # a Claude Code version a person named
+              installed:bool=False, # it is the installed CLI's own version, which is real whatever it says
+             ) -> str:
+    "`v` if measured rules can stand for it; `ValueError` naming them if not; a warning when only the newest can"
+    measured = sorted(CLI_RULES, key=version_key)
+    known = f"measured rules exist for {', '.join(measured)}, and hold for the versions between them"
+    if not _VERSION.fullmatch(str(v)): raise ValueError(f'{v!r} is not a Claude Code version: {known}')
+    k, lo, hi = version_key(v), version_key(measured[0]), version_key(measured[-1])
+    if not installed and (k < lo or k[:2] > hi[:2]):
+        raise ValueError(f'Claude Code {v} is not a known version: {known}')
+    if k > hi: warnings.warn(f'Claude Code {v} is newer than every measured version: predicting with the rules of '
+                             f'{measured[-1]}, the newest')
+    return v
 
 # %% ../nbs/05_thread.ipynb #9a11c011
 _KINDS = {'user': 1, 'assistant': 2, 'attachment': 3, 'system': 4, 'progress': 5, 'last-prompt': 6}
