@@ -38,6 +38,8 @@ scalars = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70),
 values = st.recursive(scalars, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.sampled_from(
     ['type', 'text', 'id', 'content', 'name', 'input', 'uuid', 'tool_use_id', 'role']), c, max_size=3), max_leaves=6)
 
+ODD = [[], {}, ['x'], {'type': 'text'}, None, 0, True, '', 2**70, EVIL]  # what a block's field is least expected to be
+
 def paths(o, pre=()):
     "Every path to a value inside JSON data `o`"
     yield pre
@@ -56,13 +58,18 @@ def hostile(draw):
     "A fixture's transcript, its records mutated by type and its lines by bytes: (fixture name, bytes, what was done)"
     name = draw(st.sampled_from(NAMES))
     lines, done = list(LINES[name]), []
+    damage = draw(st.booleans())  # half the files get values of other types only: a broken line would hide them
     for _ in range(draw(st.integers(1, 4))):
-        i = draw(st.integers(0, len(lines) - 1))
-        if draw(st.integers(0, 3)):  # three times in four: a value replaced by one of another type
+        rich = [k for k, l in enumerate(lines) if b'"content":[{' in l]  # records with content blocks: half the time
+        i = draw(st.sampled_from(rich)) if rich and draw(st.booleans()) else draw(st.integers(0, len(lines) - 1))
+        if not damage or draw(st.integers(0, 3)):  # else three times in four: a value replaced by one of another type
             try: rec = json.loads(lines[i])
             except ValueError: continue
-            p = draw(st.sampled_from(list(paths(rec))))
-            v = draw(values)
+            ps = list(paths(rec))
+            blocks = [q for q in ps if len(q) == 4 and q[:2] == ("message", "content")]  # a content block's own fields
+            in_block = bool(blocks) and draw(st.booleans())
+            p = draw(st.sampled_from(blocks if in_block else ps))
+            v = draw(st.sampled_from(ODD) if in_block and draw(st.booleans()) else values)
             rec = put(rec, p, v)
             lines[i] = (json.dumps(rec, ensure_ascii=False).encode('utf-8', 'surrogatepass')
                         .replace(b'\xed\xa0\x80', b'\\ud800') + b'\n')
@@ -132,3 +139,39 @@ def test_readers_survive_hostile_transcripts(cfg, case):
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err): rc = cli.main(argv)
             assert rc in (0, 1, 2) and 'internal error' not in err.getvalue(), (argv, done, err.getvalue())
             assert not any(c in out.getvalue() for c in '\x1b\x07\u009b\ud800'), (argv, done)
+
+def block_fields():
+    "`(fixture, line, block, key)`: one record per kind of content block and field in the fixtures (the first met)"
+    seen = {}
+    for name in NAMES:
+        for i, l in enumerate(LINES[name]):
+            r = json.loads(l)
+            c = r.get('message', {}).get('content') if isinstance(r.get('message'), dict) else None
+            for j, b in enumerate(c if isinstance(c, list) else []):
+                for k in b:
+                    seen.setdefault((r.get('type'), b.get('type'), k), (name, i, j, k))
+    return sorted(seen.values())
+
+@pytest.mark.parametrize('name,line,block,key', block_fields())
+def test_every_block_field_of_every_odd_type(cfg, name, line, block, key):
+    "Each field of each kind of content block, set to each value it is least expected to hold: a sweep, not a sample"
+    root = cfg/'sweep'
+    shutil.rmtree(root, ignore_errors=True)
+    shutil.copytree(fixture(name)/'projects', root/'projects')
+    src = fixture_sess(name)
+    p = root/'projects'/src.path.parent.name/src.path.name
+    for v in ODD:
+        lines = list(LINES[name])
+        rec = json.loads(lines[line])
+        rec['message']['content'][block][key] = v
+        lines[line] = json.dumps(rec, ensure_ascii=False).encode('utf-8', 'surrogatepass') + b'\n'
+        p.write_bytes(b''.join(lines))
+        with config_dir(root), warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            s = Sess(p)
+            for what in ('thread', 'api', 'chat', 'dlg', 'fmt', 'show', 'tools', 'errors', 'files', 'usage', 'stats'):
+                try: readers(s)[what]()
+                except ALLOWED as e:
+                    if isinstance(e, ConvertError): assert what in ('chat', 'dlg'), (what, e)
+                except Exception as e:
+                    raise AssertionError(f'{what} with {key}={v!r}: {type(e).__name__}: {e}') from e

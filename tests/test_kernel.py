@@ -65,9 +65,9 @@ def test_reprs_in_a_kernel():
     md = [[o['data'].get('text/markdown', '') for o in c.outputs if 'data' in o] for c in nb.cells]
     sessions, call, dlg, hits, stats, usage, shown = md[2:]
     assert sessions[0].startswith('**Sessions**') and '| modified | size | sid | label |' in sessions[0]
-    assert call == ["**Bash** `ls missing-dir` **failed**\n\n```text\nExit code 2\n"
+    assert call == ["**Bash** ls missing-dir **failed**\n\n```text\nExit code 2\n"
                     "ls: cannot access 'missing-dir': No such file or directory\n```"]
-    assert '**Prompt:** Tidy up notes.txt' in dlg[0] and 'output_type' not in dlg[0]
+    assert '**Prompt:**\n\n```text\nTidy up notes.txt' in dlg[0] and 'output_type' not in dlg[0]
     assert '| idx | role | time | tool | preview |' in hits[0]
     assert '| **session** | 8afb154b-f89d-4d3b-afa8-20824c002172 |' in stats[0]
     assert '| model | messages |' in usage[0]
