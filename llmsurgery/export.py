@@ -209,10 +209,10 @@ def export_state(dest:Path, # the folder an export is to go to
         return {}
     try: state = json.loads(sp.read_bytes())
     except (ValueError, OSError) as e: raise ExportError(f"{sp}: not llmsurgery's export state ({e})") from None
-    if not isinstance(state, dict) or not _STATE_KEYS <= set(state) or not all(
+    if not isinstance(state, dict) or not _STATE_KEYS <= set(state) or not isinstance(state['config'], str) or not all(
             isinstance(state[k], dict) for k in ('projects', 'partitions')):
         raise ExportError(f"{sp}: not llmsurgery's export state")
-    if state['config'] != cfg:
+    if os.path.realpath(state['config']) != os.path.realpath(cfg):
         raise ExportError(f'{dest} holds the export of another config folder, {state["config"]}: '
                           'export to another folder, or delete this one first')
     return state
@@ -238,6 +238,7 @@ def export_parquet(dest, # the folder to write (created when missing)
         for t, projs in state.get('partitions', {}).items():  # only the partitions the last export wrote
             for proj, months in (projs.items() if isinstance(projs, dict) else ()): _remove(dest, t, proj, months)
         state = dict(version=EXPORT_VERSION, config=str(ix.cfg), redact=how, projects={}, partitions={})
+    _write_json(sp, state)  # the folder is an export of ours from now on, so an export cut short is taken up again
     con = ix.con
     con.execute('DROP TABLE IF EXISTS temp.later')
     con.execute(_LATER)
@@ -263,6 +264,7 @@ def export_parquet(dest, # the folder to write (created when missing)
             _remove(dest, table, proj, set(old) - set(new))
             parts[table][proj] = new
         state['projects'][proj] = fp
+        _write_json(sp, state)  # each project as it is done: what a kill leaves is in the state
     for proj in set(state['projects']) - set(projects):
         for table in EXPORT_SCHEMA: _remove(dest, table, proj, parts.get(table, {}).pop(proj, {}))
         del state['projects'][proj]

@@ -113,6 +113,33 @@ def test_01_starting_an_export_again_removes_only_its_own_partitions(arc, capsys
     assert (dest/'records'/'mine.txt').read_text() == 'a file of mine among the tables'
     assert list(dest.glob('records/project=*/month=*/part-0.parquet'))
 
+EXPORT_KILLER = r'''
+import os, sys, signal
+import llmsurgery.export as m
+n, orig = [0], m.write_partition
+def wp(*a, **k):
+    n[0] += 1
+    if n[0] == int(sys.argv[2]): os.kill(os.getpid(), signal.SIGKILL)
+    return orig(*a, **k)
+m.write_partition = wp
+m.export_parquet(sys.argv[1])
+'''
+
+def tables(dest):
+    import pyarrow.dataset as ds
+    return {t: sorted(map(str, ds.dataset(dest/t, format='parquet', partitioning='hive').to_table().to_pylist()))
+            for t in ('sessions', 'records', 'tool_calls', 'messages')}
+
+@pytest.mark.parametrize('at', [1, 3, 6])
+def test_01_an_export_killed_midway_is_taken_up_again(arc, capsys, tmp_path, at):
+    dest, clean = tmp_path/'out', tmp_path/'clean'
+    p = subprocess.run([sys.executable, '-c', EXPORT_KILLER, str(dest), str(at)], capture_output=True, timeout=300)
+    assert p.returncode == -signal.SIGKILL
+    rc, out, err = run(capsys, 'export', '--parquet', dest)
+    assert rc == 0, err
+    assert run(capsys, 'export', '--parquet', clean)[0] == 0
+    assert tables(dest) == tables(clean)
+
 def test_01_a_file_as_the_export_folder(arc, capsys, tmp_path):
     f = tmp_path/'out.parquet'
     f.write_text('not a folder')
