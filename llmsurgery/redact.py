@@ -102,7 +102,7 @@ def entropy(s:str, # any text
 _STRONG = {'password', 'passwd', 'pass', 'pwd', 'passphrase', 'passcode', 'secret', 'token', 'apikey', 'credential',
            'credentials', 'creds', 'pat', 'privatekey', 'secretkey', 'accesskey', 'sessionkey', 'signingkey',
            'encryptionkey', 'masterkey', 'webhooksecret', 'dsn', 'connectionstring', 'bearer', 'jwt', 'cookie'}
-_KEYISH = {'key', 'keys', 'auth', 'sig', 'signature'}
+_KEYISH = {'key', 'keys', 'auth', 'sig', 'signature', 'authorization'}
 _NOT_SECRET = {'public', 'publishable', 'pub', 'max', 'min', 'length', 'len', 'count', 'counts', 'limit', 'size',
                'expiry', 'expires', 'expiration', 'ttl', 'timeout', 'url', 'uri', 'path', 'file', 'dir', 'name',
                'id', 'type', 'endpoint', 'prefix', 'field', 'header', 'format', 'mode', 'enabled', 'required',
@@ -141,7 +141,7 @@ def random_looking(v:str, # a value
     return classes >= 2 and entropy(v) >= (3.0 if len(v) < 20 else 3.5)
 
 # %% ../nbs/13_redact.ipynb #a1000002
-_REF = re.compile(r'^[$%@&*!]|\$\{|\{\{|%\(|#\{|^<.*>$|^\[REDACTED')
+_REF = re.compile(r'^\$|^%\w+%?$|^[&*!][a-z_][a-z0-9_]*$|\$\{|\{\{|%\(|#\{|^<.*>$|^\[REDACTED')
 _PATHISH = re.compile(r'^(?:/|~/|\./|\.\./|[A-Za-z]:\\)|^[a-z][a-z0-9+.-]*://[^@\s]*$'
                       r'|^[\w.-]+\.(?:pem|key|crt|cer|der|p12|pfx|pub|json|txt|ya?ml|toml|ini|cfg|conf|env|sh|py)$')
 _TYPEISH = re.compile(r'^(?:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\s*(?:\(|\[)|[A-Za-z_]+(?:\.[A-Za-z_]+)+)')
@@ -202,7 +202,7 @@ class ValueRule(SecretRule):
             yield m.start(g), m.end(g), v, ((raw,) if raw != v else ())
 
 _NAME = r'[A-Za-z_$@][A-Za-z0-9_.$@-]{0,80}'
-_ASSIGN = rf'''(?<![\w.$@-])(?P<n>{_NAME})(?:\\?["'`])?[ \t]*(?::=|=>|=|:)(?!=)[ \t]*{_QV}'''
+_ASSIGN = rf'''(?<![\w.$@-])(?P<n>{_NAME})(?:\\?["'`])?\]?[ \t]*(?::=|=>|=|:)(?!=)[ \t]*{_QV}'''
 _ENV = re.compile(rf'(?m)^[ \t]*(?:export[ \t]+|set[ \t]+|\$env:)?(?P<n>{_NAME})=(?!=){_QV}')
 
 def _assign_ok(n, v, quoted): return named_value(n, v, quoted)
@@ -244,7 +244,9 @@ class PemRule(SecretRule):
             body = [_key_line(s[a:b]) for a, b in _lines_from(s, m.end(), e.start())] if e else []
             if e and sum(not (_B64_LINE.fullmatch(l) or _HEAD_LINE.fullmatch(l) or not l) for l in body) > 2:
                 e = None  # other text between the markers: not one key
-            if e is not None: end = e.end()
+            if e is not None:
+                end = e.end()
+                if e.group().startswith('Private-MAC'): body.append(e.group().split(':')[1].strip())
             else:  # cut short (a Read with a limit, a truncated copy): the key lines that follow the marker
                 end, body, blank = m.end(), [], 0
                 for a, b in _lines_from(s, m.end(), lim):
@@ -261,7 +263,7 @@ class PemRule(SecretRule):
 
 # %% ../nbs/13_redact.ipynb #dff728b4
 _KW = r'(?:pass|pwd|secret|token|key|auth|credential|creds|dsn|pat|sig|cookie|bearer|jwt)'
-_KW_ANCHOR = rf'(?i:{_KW})[A-Za-z0-9_.$@-]{{0,40}}(?:\\"|\'|`)?[ \t]*(?::|=)'
+_KW_ANCHOR = rf'(?i:{_KW})[A-Za-z0-9_.$@-]{{0,40}}(?:\\"|\'|`)?\]?[ \t]*(?::|=)'
 _FIELD_ANCHOR = rf'(?i:{_KW})[A-Za-z0-9_.$@-]{{0,40}}":"'  # a record's own field with a secret's name
 _LF = r'(?:\s|\\[nrt])'  # whitespace, also as JSON escapes
 
@@ -356,6 +358,7 @@ _TOKENS = [
                     r'-[0-9a-f]{12}'),
     ('discord_webhook', r'https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w-]{60,}'),
     ('teams_webhook', r'https://[a-z0-9-]+\.webhook\.office\.com/webhookb2/[\w@/-]{60,}'),
+    ('discord_bot_token', r'[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}'),
     ('jwt', r'eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}'),
 ]
 
@@ -425,7 +428,8 @@ RULES = [
               r'(?i:-[a-z0-9-]{0,30}(?:pass|token|secret|key|auth|credential)[a-z0-9-]{0,30}(?:=|[ \t]))', _flag_ok),
     ValueRule('netrc_password', r'(?i)\bmachine\s+\S+(?:\s+(?:login|account)\s+\S+)*?\s+password\s+' + _ARG,
               rf'(?i:machine){_LF}+[^\s\\]+{_LF}+(?i:login|password|account)', _always, multiline=True),
-    ValueRule('netrc_password', r'(?im)^[ \t]*(?:password|passwd)[ \t]+' + _ARG + r'[ \t]*$',
+    ValueRule('netrc_password', r'(?im)^[ \t]*(?:\d{1,7}(?:\t|→|:|-)|[+>-])?[ \t]*(?:password|passwd)[ \t]+' + _ARG
+              + r'[ \t]*$',
               r'(?i:passw(?:or)?d)[ \t]+[^\s\\"]', lambda n, v, q: named_value('password', v, q)),
     ValueRule('xml_secret', r'<(?P<n>[\w:.-]{1,60})>(?P<u>[^<>\s]{4,500})</(?P=n)>',
               rf'(?i:{_KW})[\w:.-]{{0,40}}>[^<\s]', lambda n, v, q: named_value(n, v, True)),
@@ -448,17 +452,29 @@ def _in_text(a):
     "Anchor `a` for decoded text, where a quote before `:` is plain (in a record's JSON line it is escaped: `\\\"`)"
     return a.replace('(?:\\\\"|', '(?:\\\\?"|')
 
+def _re2(p):
+    "RE2 regex `p` (text or bytes) with memory enough for its DFA (the default is too little for a union of many)"
+    o = re2.Options()
+    o.max_mem = 256 << 20
+    return re2.compile(p, o)
+
+def _starts(rx, b):
+    "Where matches of RE2 regex `rx` start in `b`: every start, also inside another match (not finditer's)"
+    p = 0
+    while (m := rx.search(b, p)) is not None:
+        yield m.start()
+        p = m.start() + 1
+
 _ANCHOR_LIST = list(dict.fromkeys(r.anchor for r in RULES))
 _BY_ANCHOR = [(re.compile(_in_text(a).encode()), [r for r in RULES if r.anchor == a]) for a in _ANCHOR_LIST]
-_RAW_ANCHORS = re2.compile('|'.join(f'(?:{_loose(a)})' for a in _ANCHOR_LIST).encode())  # on a JSONL line
-_TEXT_ANCHORS = re2.compile('|'.join(f'(?:{_loose(_in_text(a))})' for a in _ANCHOR_LIST).encode())  # on its text
+_RAW_ANCHORS = _re2('|'.join(f'(?:{_loose(a)})' for a in _ANCHOR_LIST).encode())  # on a JSONL line
+_TEXT_ANCHORS = _re2('|'.join(f'(?:{_loose(_in_text(a))})' for a in _ANCHOR_LIST).encode())  # on its text
 
-def _find(s:str) -> list:
-    "`(start, end, kind, value, also)` of each secret a rule finds in `s`, overlaps resolved to the longest"
+def _find(s:str, every:bool=False) -> list:
+    "`(start, end, kind, value, also)` of each secret a rule finds in `s`, overlaps resolved to the longest (`every`: not)"
     b = s.encode('utf-8', 'surrogatepass')
     todo = {}
-    for m in _TEXT_ANCHORS.finditer(b):
-        p = m.start()
+    for p in _starts(_TEXT_ANCHORS, b):
         for rx, rules in _BY_ANCHOR:
             if not rx.match(b, p): continue
             for r in rules:
@@ -471,7 +487,8 @@ def _find(s:str) -> list:
         off = lo if ascii_ else len(b[:lo].decode('utf-8', 'surrogatepass'))
         found = r.found(b[lo:hi].decode('utf-8', 'surrogatepass'))
         hits += [(off+i, off+j, RULES.index(r), r.kind, v, also) for i, j, v, also in found]
-    return _no_overlap(hits)
+    return [(a, b, k, v, also) for a, b, _, k, v, also in sorted(hits, key=lambda h: h[2])] if every else \
+        _no_overlap(hits)  # every: the most specific rule first, so it names the kind
 
 def _no_overlap(hits):
     out, end = [], -1
@@ -547,7 +564,7 @@ class Redactor:
                 ):
         self.key, self.paranoid = redact_key(key), paranoid
         self.known, self.ph, self.findings, self.dropped, self.hashes, self.reqs = {}, {}, [], {}, {}, set()
-        self._lit = self._raw_lit = self._pre = None
+        self._lit = self._raw_lit = None
 
     def __repr__(self): return f'Redactor({len(self.ph)} secrets known, {len(self.findings)} found)'
 
@@ -557,45 +574,43 @@ class Redactor:
         kp, n = self.ph[value], len(self.known)
         for x in (value, *also):
             for v in _variants(x): self.known.setdefault(v, kp)
-        if len(self.known) != n: self._lit = self._raw_lit = self._pre = None
+        if len(self.known) != n: self._lit = self._raw_lit = None
         if (p := _b64_userpass(value)) is not None and p not in self.ph: self.add('basic_auth_password', p)
 
     @property
     def lit(self):
-        "An RE2 regex matching any known secret (None when there is none)"
+        "An RE2 regex matching the first 6 characters of any known secret (None when none is known)"
         if self._lit is None and self.known:
-            vs = sorted(self.known, key=len, reverse=True)
-            self._lit = re2.compile('|'.join(re.escape(v) for v in vs))
-            self._raw_lit = re2.compile('|'.join(re.escape(v) for v in vs).encode())
             self._by_pre = {}
-            for v in vs: self._by_pre.setdefault(v[:6], []).append(v)
-            self._pre = re2.compile('|'.join(re.escape(p) for p in self._by_pre))
-            self._raw_pre = re2.compile('|'.join(re.escape(p) for p in self._by_pre).encode())
+            for v in sorted(self.known, key=len, reverse=True): self._by_pre.setdefault(v[:6], []).append(v)
+            alts = '|'.join(re.escape(p) for p in self._by_pre)
+            self._lit, self._raw_lit = _re2(alts), _re2(alts.encode())
         return self._lit
 
-    def _prefixes(self, s):
-        "`(start, end, value, sure)` of each shortened copy of a known secret in `s`: a long enough prefix of it"
-        for m in self._pre.finditer(s):
-            a = m.start()
-            for v in self._by_pre[m.group()]:
+    def _copies(self, s):
+        "`(start, end, value, how)` of each copy of a known secret in `s`: `whole`, or cut short (`cut`, `maybe`)"
+        b = s.encode('utf-8', 'surrogatepass')
+        for p in _starts(self._raw_lit, b):  # on bytes: RE2 would encode a text again for every search
+            a = p if len(b) == len(s) else len(b[:p].decode('utf-8', 'surrogatepass'))
+            for v in self._by_pre.get(s[a:a+6], ()):
+                if s.startswith(v, a): yield a, a + len(v), v, 'whole'; break
                 n = len(os.path.commonprefix([s[a:a+len(v)], v]))
-                if n == len(v) or n < max(6, _fmt_len(v) + 4): continue
+                if n < max(6, _fmt_len(v) + 4): continue
                 after = s[a+n:a+n+3]
-                cut = after in ('', '…') or after.startswith(('…', '...', '\u2026'))
+                cut = after == '' or after.startswith(('…', '...'))
                 if not cut and (after[0].isalnum() or after[0] in '_-+/='): continue  # another token, same start
-                if cut or n >= max(16, _fmt_len(v) + 10): yield a, a+n, v, True
-                elif n >= max(10, _fmt_len(v) + 6): yield a, a+n, v, False
-                break
+                if cut or n >= max(16, _fmt_len(v) + 10): yield a, a + n, v, 'cut'; break
+                if n >= max(10, _fmt_len(v) + 6): yield a, a + n, v, 'maybe'; break
 
     def find(self, s:str) -> list:
         "`(start, end, kind, placeholder)` of each secret in `s`: found by a rule, known already, or cut from one"
-        hits = [(a, b, 0, k, v, also) for a, b, k, v, also in _find(s)]
-        if (lit := self.lit) is not None:
-            hits += [(m.start(), m.end(), 1, '', m.group(), None) for m in lit.finditer(s)]
-            hits += [(a, b, 2, '', v, None) for a, b, v, sure in self._prefixes(s) if sure]
+        found = _find(s, every=True)
+        for a, b, k, v, also in found: self.add(k, v, also)  # also what a longer find covers: a DSN's key
+        hits = [(a, b, 0, k, v, None) for a, b, k, v, also in found]
+        if self.lit is not None:
+            hits += [(a, b, 1 if how == 'whole' else 2, '', v, None) for a, b, v, how in self._copies(s) if how != 'maybe']
         out = []
         for a, b, k, v, also in _no_overlap(hits):
-            if also is not None: self.add(k, v, also)  # a rule found it: know it
             kind, ph = self.ph.get(v) or self.known[v]
             out.append((a, b, kind, ph))
         return out
@@ -604,7 +619,7 @@ class Redactor:
         "Find the secrets in `o` (text, or JSON-like data such as a record) and know them, changing nothing"
         if isinstance(o, _Num): return
         if isinstance(o, str):
-            for a, b, k, v, also in _find(o): self.add(k, v, also)
+            for a, b, k, v, also in _find(o, every=True): self.add(k, v, also)
         elif isinstance(o, dict):
             for k, v in o.items():
                 if _skip(o, k): continue
@@ -789,7 +804,12 @@ def _parse(line):
 
 def _hit_lines(buf:bytes, rx, starts) -> set:
     "Indices of the lines (starting at offsets `starts`) of `buf` where `rx` matches"
-    return {bisect.bisect_right(starts, m.start()) - 1 for m in rx.finditer(buf)} if rx is not None else set()
+    out, p = set(), 0
+    while rx is not None and p <= len(buf) and (m := rx.search(buf, p)) is not None:
+        i = bisect.bisect_right(starts, m.start()) - 1
+        out.add(i)
+        p = starts[i + 1] if i + 1 < len(starts) else len(buf) + 1  # on at the next line
+    return out
 
 def _split(buf):
     lines = buf.split(b'\n')
@@ -799,8 +819,8 @@ def _split(buf):
 
 # text a rule's anchor cannot see in the raw line: an escaped printable character (`\u0067hp_...`), `\/`, a lone
 # surrogate; Claude Code writes none of these for plain text, so such lines are parsed and looked at
-_RAW_ODD = re2.compile(rb'\\(?:/|u00[2-7][0-9a-fA-F]|u[dD][89abAB][0-9a-fA-F]{2})')
-_RAW_FIELD = re2.compile(_loose(_FIELD_ANCHOR).encode())
+_RAW_ODD = _re2(rb'\\(?:/|u00[2-7][0-9a-fA-F]|u[dD][89abAB][0-9a-fA-F]{2})')
+_RAW_FIELD = _re2(_loose(_FIELD_ANCHOR).encode())
 
 @patch
 def _lines(self:Redactor, buf):
@@ -808,7 +828,7 @@ def _lines(self:Redactor, buf):
     lines, starts = _split(buf)
     hit = set().union(*(_hit_lines(buf, rx, starts) for rx in (_RAW_ANCHORS, _RAW_ODD, _RAW_FIELD)))
     if self.paranoid: hit |= _hit_lines(buf, _RAW_SUSPECT, starts)
-    if self.lit is not None: hit |= _hit_lines(buf, self._raw_lit, starts) | _hit_lines(buf, self._raw_pre, starts)
+    if self.lit is not None: hit |= _hit_lines(buf, self._raw_lit, starts)
     return lines, hit
 
 @patch
@@ -866,7 +886,8 @@ _LEADS = sorted({l for _, rx in _TOKENS for alt in _top_alts(rx) if len(l := _le
                  'rk_live_', 'sq0csp-', 'pypi-AgE', 'xoxb-', 'xoxp-', 'AIza', 'eyJ'}, key=len, reverse=True)
 _CUT = re.compile(rf'(?<![A-Za-z0-9_])(?:{"|".join(map(re.escape, _LEADS))})(?P<tail>[A-Za-z0-9_\-./+=]{{3,}})'
                   r'(?=…|\.\.\.|$)')
-_MARKER = re.compile(rf'(?i:BEGIN[ A-Z0-9_-]{{0,40}}PRIVATE KEY|Private-Lines:)|{_PEMX}')
+_MARKER = re.compile(r'(?i:BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY|Private-Lines:)|PuTTY-User-Key-File|b3BlbnNzaC1rZXktdjE'
+                     r'|MII[A-Za-z0-9+/]{1,4}IBA(?:AK|DAN)|MHcCAQEE')
 _CONTEXT = re.compile(r'(?i)(?<![A-Za-z])(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|api[_ -]?key|apikey|'
                       r'access[_ -]?key|private[_ -]?key|credential|creds|auth|bearer|cookie|session[_ -]?key|'
                       r'signing[_ -]?key)(?:e?s)?(?![a-z])')
@@ -874,6 +895,7 @@ _TOKENISH = re.compile(r'''[^\s"'`,;(){}\[\]<>|]{12,300}''')
 _IDS = re.compile(r'^(?:toolu|msg|req|srvtoolu|call|chatcmpl|resp|run|file|org|proj)_|^[0-9a-f]{8}-[0-9a-f]{4}-'
                   r'[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$|^\[REDACTED|^https?://[^@]*$')
 
+_KEY_AFTER = re.compile(r'(?: BLOCK)?-*(?:\s|\\[nr]|[\d\t→:|+>"\'-])*[A-Za-z0-9+/=]{16}')  # a body after
 _PLACEHOLDER = re.compile(r'\[REDACTED:[a-z0-9_]+:[0-9a-f]{8}\]')
 
 def _suspicious(tok):
@@ -881,10 +903,11 @@ def _suspicious(tok):
     tok = tok.strip('.:=!?*-_')
     if len(tok) < 12 or _IDS.search(tok) or is_filler(tok) or _PATHISH.search(tok): return False
     if re.fullmatch(r'[^@\s]+@[\w-]+(?:\.[\w-]+)+', tok): return False  # an email address
-    if all(p.isdigit() or p.isalpha() and p.islower() for p in re.split(r'[-_.:/]', tok) if p): return False  # a-b-2025
+    if all(p.isdigit() or p.isalpha() and p.islower() for p in re.split(r'[-_.:/@]', tok) if p): return False  # a-b-2025
+    if len(tok) < 20 and not any(c.isdigit() for c in tok): return False  # Encrypt=True
     return random_looking(tok) or len(tok) >= 20 and entropy(tok) >= 3.3 and not tok.isalpha()
 
-_RAW_SUSPECT = re2.compile(_loose(rf'{_MARKER.pattern}|…|\.\.\.|(?i:pass|pwd|secret|token|key|credential|creds|auth|'
+_RAW_SUSPECT = _re2(_loose(rf'{_MARKER.pattern}|…|\.\.\.|(?i:pass|pwd|secret|token|key|credential|creds|auth|'
                                   r'bearer|cookie)[^"\\]{0,40}[A-Za-z0-9+/=_-]{12}').encode())  # lines to look at
 
 @patch
@@ -892,16 +915,19 @@ def suspects(self:Redactor, s:str, # text, usually already redacted
             ) -> list:
     "`(start, end, why)` of what may be a secret in `s` though no rule found one: the check's paranoid pass"
     s = _PLACEHOLDER.sub(lambda m: ' ' * len(m.group()), s)  # what was replaced is no suspect
-    out = [(m.start(), m.end(), 'possible_private_key') for m in _MARKER.finditer(s)]
+    out = [(m.start(), m.end(), 'possible_private_key') for m in _MARKER.finditer(s)
+           if not m.group().upper().endswith(('PRIVATE KEY', 'PRIVATE-LINES:')) or _KEY_AFTER.match(s, m.end())]
     out += [(m.start(), m.end(), 'possible_cut_token') for m in _CUT.finditer(s)
-            if not is_filler(m.group()) and not re.fullmatch(r'[a-z]+[.]?', m['tail'])]
+            if not is_filler(m.group()) and (re.search(r'[0-9A-Z]', m['tail']) or len(m['tail']) >= 12)]
     for m in _CONTEXT.finditer(s):
+        name = re.search(r'[\w.-]*$', s[:m.start()]).group() + m.group() + re.match(r'[\w.-]*', s[m.end():]).group()
+        if secret_name(name) is None and _NOT_SECRET & set(_words(name)): continue  # PASSWORD_MIN_LENGTH, key_id
         line_end = s.find('\n', m.end())
         near = s[m.end():min(m.end() + 80, line_end if line_end >= 0 else len(s))]
         out += [(m.end() + t.start(), m.end() + t.end(), 'possible_secret_value')
                 for t in _TOKENISH.finditer(near) if _suspicious(t.group())]
     if self.lit is not None:
-        out += [(a, b, 'possible_secret_prefix') for a, b, v, sure in self._prefixes(s) if not sure]
+        out += [(a, b, 'possible_secret_prefix') for a, b, v, how in self._copies(s) if how == 'maybe']
     return sorted(set(out))
 
 # %% ../nbs/13_redact.ipynb #24802d3c
