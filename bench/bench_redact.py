@@ -536,3 +536,82 @@ def measure(channel, secrets, near, root, check_original=True) -> Outcome:
     if check_original:
         with config_dir(cfg): src_rc = 1 if redact_check(sid) else 0
     return Outcome(channel, leaked, absent, changed, 1 if rep else 0, rep, src_rc)
+
+# ---------------------------------------------------------------------------------------------------------------------
+# The table, the check, resume, throughput
+
+def table(outcomes, secrets) -> str:
+    "Recall per kind and channel: `.` gone everywhere, `X` left somewhere; then per channel: recall, precision, check"
+    chans = [o.channel for o in outcomes]
+    w = max(len(s.kind) for s in secrets)
+    head = ' ' * (w + 12) + ' '.join(f'{i:>2}' for i in range(len(chans)))
+    rows = [f'{s.kind:<{w}} {s.family:<11}' + ' '.join(' X' if s.kind in o.leaked else ' .' for o in outcomes)
+            for s in secrets]
+    legend = '  '.join(f'{i}={c}' for i, c in enumerate(chans))
+    return '\n'.join([legend, head, *rows])
+
+def summary(outcomes, secrets, near) -> str:
+    lines = [f'{"channel":<12} {"recall":>9} {"near-misses kept":>17} {"check on copy":>14} {"check on planted":>17}']
+    for o in outcomes:
+        rec, keep = len(secrets) - len(o.leaked), len(near) - len(o.changed)
+        lines.append(f'{o.channel:<12} {rec:>4}/{len(secrets):<4} {keep:>8}/{len(near):<8} '
+                     f'{"exit " + str(o.check_rc):>14} {"exit " + str(o.src_check_rc):>17}')
+    n = len(outcomes) * len(secrets)
+    gone = n - sum(len(o.leaked) for o in outcomes)
+    kept = len(outcomes) * len(near) - sum(len(o.changed) for o in outcomes)
+    lines.append(f'{"all":<12} {gone:>4}/{n:<4} {kept:>8}/{len(outcomes) * len(near):<8}')
+    return '\n'.join(lines)
+
+def throughput(mb, reps, root):
+    "Seconds of `load_recs`, `redact_check` and `redact_sess` on the ~`mb` MB benchmark transcript"
+    DATA.mkdir(exist_ok=True)
+    big = DATA/f'load_{mb:g}mb.jsonl'
+    if not big.exists(): build(mb, big, chain=False)
+    tcfg = root/'redact-config'
+    d = tcfg/'projects'/proj_slug('/tmp/bench-redact')
+    d.mkdir(parents=True)
+    bsid = str(uuid.uuid4())
+    try: os.link(big, d/f'{bsid}.jsonl')
+    except OSError: shutil.copy(big, d/f'{bsid}.jsonl')
+    with config_dir(tcfg):
+        tl = best(lambda: load_recs(big), reps)
+        tc = best(lambda: redact_check(bsid), reps)
+        tr = best(lambda: redact_sess(bsid, root/'big-out'), reps)
+    return big.stat().st_size, tl, tc, tr
+
+if __name__ == '__main__':
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--mb', type=float, default=100)
+    ap.add_argument('--reps', type=int, default=3)
+    ap.add_argument('--no-resume', action='store_true', help='skip resuming a redacted copy with the real CLI')
+    ap.add_argument('--no-speed', action='store_true', help='skip the throughput on the big transcript')
+    a = ap.parse_args()
+    os.environ.setdefault('LLMSURGERY_REDACT_KEY', 'bench key')
+    root = Path(tempfile.mkdtemp(prefix='llmsurgery-bench-redact-'))
+    secrets, near = fake_secrets(), near_misses()
+    print(f'{len(secrets)} secret formats ({", ".join(sorted({s.family for s in secrets}))}), {len(near)} near-misses,'
+          f' {len(CHANNELS)} channels')
+    t0 = time.monotonic()
+    outcomes = [measure(c, secrets, near, root) for c in CHANNELS]
+    print(f'planted, redacted and checked in {time.monotonic() - t0:.0f} s\n')
+    print(table(outcomes, secrets), end='\n\n')
+    print(summary(outcomes, secrets, near), end='\n\n')
+    for o in outcomes:
+        if o.leaked: print(f'{o.channel}: left {sorted(o.leaked)}')
+        if o.changed: print(f'{o.channel}: near-misses changed {o.changed[:5]}')
+        if o.absent: print(f'{o.channel}: never planted {o.absent}')
+        if o.check: print(f'{o.channel}: check found {o.check.foot()}')
+    bad = [o.channel for o in outcomes if o.check_rc == 0 and o.leaked]
+    print(f'copies that passed --check yet hold a planted secret: {bad or "none"}')
+    if not a.no_resume:
+        from llmsurgery.resume import resume_check
+        for c in ('bash', 'read', 'json_result'):
+            p = next((root/c/'shared').glob('projects/*/*.jsonl'))
+            print(f'resume of the redacted {c} copy: {resume_check(path=p)}')
+    if not a.no_speed:
+        size, tl, tc, tr = throughput(a.mb, a.reps, root)
+        print(f'\n{size/1e6:.0f} MB transcript')
+        print(f'load_recs     {tl:.2f} s  ({size/1e6/tl:.0f} MB/s; the baseline)')
+        print(f'redact_check  {tc:.2f} s  ({tc/tl:.2f}x load_recs)')
+        print(f'redact_sess   {tr:.2f} s  ({tr/tl:.2f}x load_recs; reads, redacts and writes the copy)')
+    shutil.rmtree(root, ignore_errors=True)

@@ -22,7 +22,7 @@ __all__ = ['RULES', 'SecretRule', 'is_filler', 'entropy', 'secret_name', 'random
            'redact_recs', 'sess_files', 'redact_sess', 'redact_check']
 
 # %% ../nbs/13_redact.ipynb #1e514ea4
-import os, re, json, hmac, math, base64, bisect, hashlib, secrets, binascii
+import os, re, json, hmac, functools, math, base64, bisect, hashlib, secrets, binascii
 from collections import Counter
 from pathlib import Path
 from fastcore.basics import store_attr, patch
@@ -119,6 +119,7 @@ _PASSWORDISH = {'password', 'passwd', 'pass', 'pwd', 'passphrase', 'passcode'}
 def _words(name):
     return re.sub(r'([a-z0-9])([A-Z])', r'\1_\2', name).lower().replace('-', '_').replace('.', '_').split('_')
 
+@functools.lru_cache(maxsize=65536)
 def secret_name(name:str, # a variable, setting or header name
                ) -> str | None:
     "`strong`, `key` or None: how surely a value assigned to `name` is a secret"
@@ -263,8 +264,13 @@ class PemRule(SecretRule):
 
 # %% ../nbs/13_redact.ipynb #dff728b4
 _KW = r'(?:pass|pwd|secret|token|key|auth|credential|creds|dsn|pat|sig|cookie|bearer|jwt)'
-_KW_ANCHOR = rf'(?i:{_KW})[A-Za-z0-9_.$@-]{{0,40}}(?:\\"|\'|`)?\]?[ \t]*(?::|=)'
-_FIELD_ANCHOR = rf'(?i:{_KW})[A-Za-z0-9_.$@-]{{0,40}}":"'  # a record's own field with a secret's name
+_NC = r'[A-Za-z0-9_.$@-]{0,40}'  # the rest of a name
+# a name with one of those words, then `=` or `:` (not Co-Authored-By:, gpgsign=, max_tokens:)
+_KW_ANCHOR = (rf'(?i:(?:pass|pwd|secret|key|credential|creds|dsn|pat|cookie|bearer|jwt|authori[sz]ation|signature){_NC}'
+              rf'|auth(?:[A-NP-Za-np-z0-9_.$@-]{_NC})?|sig(?:[A-MO-Za-mo-z0-9_.$@-]{_NC})?'
+              rf'|token(?:[A-RT-Za-rt-z0-9_.$@-]{_NC}|s_{_NC})?)(?:\\"|\'|`)?\]?[ \t]*(?::|=)')
+_FIELD_ANCHOR = (r'(?i:pass|pwd|secret|token|key|auth|credential|creds|dsn|cookie|bearer|jwt)[A-Za-z0-9_.$@-]{0,40}'
+                 r'":"')  # a record's own field with a secret's name
 _LF = r'(?:\s|\\[nrt])'  # whitespace, also as JSON escapes
 
 # Token formats. Where detect-secrets has no plugin for a provider, the format is from the gitleaks rule set
@@ -374,7 +380,7 @@ def _prose_ok(n, v, quoted):
         return False
     return not re.fullmatch(r'[^@\s]+@[^@\s]+\.\w+', v)
 
-_PROSE_WORD = (r'(?:pass(?:word|phrase|code|wd)?|pwd|token|secret|api[ _-]?key|access[ _-]?key|secret[ _-]?key'
+_PROSE_WORD = (r'(?:pass(?:word|phrase|code|wd)|pwd|token|secret|api[ _-]?key|access[ _-]?key|secret[ _-]?key'
                r'|private[ _-]?key|license[ _-]?key|auth(?:entication)?[ _-]?(?:token|code|key)|credentials?)')
 _PROSE = (rf'(?i)\b{_PROSE_WORD}\b[^\n.;!?"]{{0,40}}?(?:\bis\b|\bwas\b|\bare\b|\bbe\b|\bto\b|\bas\b|:|=|->|→)'
           rf'[ \t]*(?:"(?P<d>[^"\s]{{6,200}})"|\'(?P<s>[^\'\s]{{6,200}})\'|`(?P<t>[^`\s]{{6,200}})`'
@@ -416,7 +422,7 @@ RULES = [
     ValueRule('curl_password', r'''(?i)\b(?:curl|wget|http|https|xh)\b''' + _CMD +
               r'''(?:-u|--user|--proxy-user|--auth|-a)(?:=|[ \t]*)(?:'[^':\n]*:(?P<s>[^'\n]+)'|'''
               r'''"[^":\n]*:(?P<d>(?:[^"\\\n]|\\.)+)"|[^\s:'"]*:(?P<u>[^\s'"]+))''',
-              r'(?i:curl|wget|http|xh)[^\n]{0,300}(?:-u|--user|--auth|-a)', _always),
+              r'\b(?i:curl|wget|https?|xh)\s(?:[^\n]{0,300}\s)?(?:-u|--user|--auth|-a)', _always),
     ValueRule('cli_password', r'(?i)\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm)\b' + _CMD +
               r'(?:[^\n]*?[ \t])?(?:-p|--password)(?:=|[ \t]+)' + _ARG, r'(?i:login)[^\n]{0,300}-p', _always),
     ValueRule('cli_password', r'(?i)\bmysql(?:dump|admin|sh)?\b' + _CMD + r'''-p(?:'(?P<s>[^'\n]+)'|'''
@@ -432,7 +438,8 @@ RULES = [
               + r'[ \t]*$',
               r'(?i:passw(?:or)?d)[ \t]+[^\s\\"]', lambda n, v, q: named_value('password', v, q)),
     ValueRule('xml_secret', r'<(?P<n>[\w:.-]{1,60})>(?P<u>[^<>\s]{4,500})</(?P=n)>',
-              rf'(?i:{_KW})[\w:.-]{{0,40}}>[^<\s]', lambda n, v, q: named_value(n, v, True)),
+              r'<[\w:.-]{0,30}(?i:pass|pwd|secret|key|auth|credential|token(?:[^s<>][\w.-]{0,20})?)>[^<\s]{4}',
+              lambda n, v, q: named_value(n, v, True)),
     ValueRule('xml_secret', r'''(?i)<add\s+key=["'](?P<n>[^"']+)["']\s+value=(?:"(?P<d>[^"]{4,500})"|'''
               r"""'(?P<s>[^']{4,500})')""", r'(?i:add\s+key=)', lambda n, v, q: named_value(n, v, True)),
     ValueRule('env_secret', _ENV.pattern, _KW_ANCHOR, _env_ok),
@@ -455,7 +462,7 @@ def _in_text(a):
 def _re2(p):
     "RE2 regex `p` (text or bytes) with memory enough for its DFA (the default is too little for a union of many)"
     o = re2.Options()
-    o.max_mem = 256 << 20
+    o.max_mem, o.never_capture = 256 << 20, True  # only where matches are is asked: no groups, the DFA alone
     return re2.compile(p, o)
 
 def _starts(rx, b):
@@ -565,6 +572,8 @@ class Redactor:
         self.key, self.paranoid = redact_key(key), paranoid
         self.known, self.ph, self.findings, self.dropped, self.hashes, self.reqs = {}, {}, [], {}, {}, set()
         self._lit = self._raw_lit = None
+        self._memo = {}  # (secrets known, a long text) -> what `text` found in it
+        self._scans = {}  # id of a JSONL buffer -> (buffer, lines, offsets, lines to look at): learn, then redact
 
     def __repr__(self): return f'Redactor({len(self.ph)} secrets known, {len(self.findings)} found)'
 
@@ -604,6 +613,7 @@ class Redactor:
 
     def find(self, s:str) -> list:
         "`(start, end, kind, placeholder)` of each secret in `s`: found by a rule, known already, or cut from one"
+        if len(s) < 6: return []  # no secret is shorter
         found = _find(s, every=True)
         for a, b, k, v, also in found: self.add(k, v, also)  # also what a longer find covers: a DSN's key
         hits = [(a, b, 0, k, v, None) for a, b, k, v, also in found]
@@ -630,15 +640,21 @@ class Redactor:
 
     def text(self, s:str, where=None) -> str:
         "`s` with every secret replaced by its placeholder; `where` (a dict), when given, gets a finding per secret"
-        hits = self.find(s)
+        key = (len(self.known), s) if len(s) >= 200 else None  # long texts repeat: tool descriptions, reminders
+        if key is not None and key in self._memo: hits, sus = self._memo[key]
+        else: hits, sus = self.find(s), None
         out, i = [], 0
         for a, b, k, ph in hits:
             out += [s[i:a], ph]; i = b
             if where is not None: self.findings.append({**where, **_line(where, s, a), 'kind': k, 'placeholder': ph})
         new = ''.join(out) + s[i:] if hits else s
         if self.paranoid and where is not None:
+            if sus is None: sus = self.suspects(new)
             self.findings += [{**where, **_line(where, new, a), 'kind': why, 'placeholder': '(possible: not replaced)'}
-                              for a, _, why in self.suspects(new)]
+                              for a, _, why in sus]
+        if key is not None and key not in self._memo:
+            if len(self._memo) > 4096: self._memo.clear()
+            self._memo[(len(self.known), s)] = (hits, sus)
         return new
 
 def _line(where, s, a):
@@ -822,20 +838,25 @@ def _split(buf):
 _RAW_ODD = _re2(rb'\\(?:/|u00[2-7][0-9a-fA-F]|u[dD][89abAB][0-9a-fA-F]{2})')
 _RAW_FIELD = _re2(_loose(_FIELD_ANCHOR).encode())
 
+_RAW_ALL = _re2(b'|'.join([_RAW_ANCHORS.pattern, _RAW_ODD.pattern, _RAW_FIELD.pattern]))  # one pass over the bytes
+
 @patch
-def _lines(self:Redactor, buf):
-    "The lines of `buf`, their offsets, and the indices of those that may hold a secret"
-    lines, starts = _split(buf)
-    hit = set().union(*(_hit_lines(buf, rx, starts) for rx in (_RAW_ANCHORS, _RAW_ODD, _RAW_FIELD)))
-    if self.paranoid: hit |= _hit_lines(buf, _RAW_SUSPECT, starts)
-    if self.lit is not None: hit |= _hit_lines(buf, self._raw_lit, starts)
+def _lines(self:Redactor, buf, suspects=True):
+    "The lines of `buf` and the indices of those that may hold a secret (or, `suspects`, a suspect); one scan per `buf`"
+    if (c := self._scans.get(id(buf))) is None or c[0] is not buf:
+        lines, starts = _split(buf)
+        sus = _hit_lines(buf, _RAW_SUSPECT, starts) if self.paranoid else set()
+        c = self._scans[id(buf)] = (buf, lines, starts, _hit_lines(buf, _RAW_ALL, starts), sus)
+    _, lines, starts, hit, sus = c
+    if suspects: hit = hit | sus
+    if self.lit is not None: hit = hit | _hit_lines(buf, self._raw_lit, starts)
     return lines, hit
 
 @patch
 def learn_jsonl(self:Redactor, buf:bytes, # a JSONL transcript's bytes
                ):
     "Know the secrets of the JSONL transcript `buf`, parsing only the lines a rule's anchor is in"
-    lines, hit = self._lines(buf)
+    lines, hit = self._lines(buf, suspects=False)
     for i in sorted(hit):
         d, _ = _parse(lines[i])
         self.learn(d if d is not None else lines[i].decode('utf-8', 'surrogateescape'))
@@ -860,6 +881,7 @@ def jsonl(self:Redactor, buf:bytes, # a JSONL transcript's bytes
                 if new is None: continue
                 if new != d: line = orjson.dumps(new) if exact else _js(new).encode('utf-8', 'surrogatepass')
         out.append(line)
+    self._scans.pop(id(buf), None)
     return b'\n'.join(out)
 
 # %% ../nbs/13_redact.ipynb #a1000011
@@ -907,20 +929,29 @@ def _suspicious(tok):
     if len(tok) < 20 and not any(c.isdigit() for c in tok): return False  # Encrypt=True
     return random_looking(tok) or len(tok) >= 20 and entropy(tok) >= 3.3 and not tok.isalpha()
 
-_RAW_SUSPECT = _re2(_loose(rf'{_MARKER.pattern}|…|\.\.\.|(?i:pass|pwd|secret|token|key|credential|creds|auth|'
-                                  r'bearer|cookie)[^"\\]{0,40}[A-Za-z0-9+/=_-]{12}').encode())  # lines to look at
+_RAW_SUSPECT = _re2(_loose(  # the lines to look at: a marker, a format's start, a value after a secret's name
+    rf'{_MARKER.pattern}|\b(?:{"|".join(map(re.escape, _LEADS))})[A-Za-z0-9_\-./+=]{{3}}|(?i:password|passwd|pwd|'
+    r'secret|token|api.?key|credential|creds|auth|bearer|cookie)[^"\\]{0,40}?(?:[=:]|\sis\s|\sare\s)'
+    r'[^"\\]{0,10}[A-Za-z0-9+/=_!@#$%^&*.~-]{12}').encode())
+# RE2 first, for each part of the pass: most texts have none of it, and Python's regexes are slow on long ones
+_HAS_MARKER, _HAS_LEAD = _re2(_loose(_MARKER.pattern).encode()), _re2(_loose(_CUT.pattern.split('(?P<tail>')[0]).encode())
+_HAS_CONTEXT = _re2(_CONTEXT.pattern.replace('(?<![A-Za-z])', '').replace('(?![a-z])', '').encode())
 
 @patch
 def suspects(self:Redactor, s:str, # text, usually already redacted
             ) -> list:
     "`(start, end, why)` of what may be a secret in `s` though no rule found one: the check's paranoid pass"
+    b = s.encode('utf-8', 'surrogatepass')
+    marker, lead, context = _HAS_MARKER.search(b), _HAS_LEAD.search(b), _HAS_CONTEXT.search(b)
+    if not (marker or lead or context or self.lit is not None): return []
     s = _PLACEHOLDER.sub(lambda m: ' ' * len(m.group()), s)  # what was replaced is no suspect
-    out = [(m.start(), m.end(), 'possible_private_key') for m in _MARKER.finditer(s)
+    out = [(m.start(), m.end(), 'possible_private_key') for m in (_MARKER.finditer(s) if marker else ())
            if not m.group().upper().endswith(('PRIVATE KEY', 'PRIVATE-LINES:')) or _KEY_AFTER.match(s, m.end())]
-    out += [(m.start(), m.end(), 'possible_cut_token') for m in _CUT.finditer(s)
+    out += [(m.start(), m.end(), 'possible_cut_token') for m in (_CUT.finditer(s) if lead else ())
             if not is_filler(m.group()) and (re.search(r'[0-9A-Z]', m['tail']) or len(m['tail']) >= 12)]
-    for m in _CONTEXT.finditer(s):
-        name = re.search(r'[\w.-]*$', s[:m.start()]).group() + m.group() + re.match(r'[\w.-]*', s[m.end():]).group()
+    for m in (_CONTEXT.finditer(s) if context else ()):
+        name = (re.search(r'[\w.-]*$', s[max(0, m.start() - 60):m.start()]).group() + m.group()
+                + re.match(r'[\w.-]*', s[m.end():m.end() + 60]).group())
         if secret_name(name) is None and _NOT_SECRET & set(_words(name)): continue  # PASSWORD_MIN_LENGTH, key_id
         line_end = s.find('\n', m.end())
         near = s[m.end():min(m.end() + 80, line_end if line_end >= 0 else len(s))]
@@ -951,15 +982,13 @@ def _json_doc(data):
     try: return json.loads(data, parse_float=_Num, parse_constant=_Num)
     except (ValueError, RecursionError): return None
 
-def _learn_file(red, p):
-    data = p.read_bytes()
+def _learn_file(red, p, data):
     if p.suffix == '.jsonl': red.learn_jsonl(data)
     elif p.suffix == '.json' and (o := _json_doc(data)) is not None: red.learn(o)
     elif _is_text(data): red.learn(data.decode())
 
-def _redact_file(red, p, name):
-    "The redacted bytes of file `p` (`name` in the findings): a transcript, a JSON document (`.meta.json`), or text"
-    data = p.read_bytes()
+def _redact_file(red, p, name, data):
+    "The redacted bytes `data` of file `p` (`name` in the findings): a transcript, a JSON document, or text"
     if p.suffix == '.jsonl': return red.jsonl(data, name)
     if p.suffix == '.json' and isinstance(o := _json_doc(data), (dict, list)):
         new = red.data(o, {'file': name, 'uuid': None})
@@ -984,7 +1013,8 @@ def redact_sess(s=None, # the session, as `open_sess` takes it (default: the cur
     new = _new_sid(s.sid, red.key)
     root = Path(dest) if dest is not None else s.path.parent.parent.parent
     proj = root/'projects'/s.path.parent.name
-    for p, _ in files: _learn_file(red, p)
+    datas = {p: p.read_bytes() for p, _ in files}  # read once: learnt, then redacted
+    for p, _ in files: _learn_file(red, p, datas[p])
     for p, role in files:
         if role == 'history' and dest is None: continue  # never written outside projects/ of the live config
         if role == 'session': out = proj/f'{new}.jsonl'
@@ -994,7 +1024,7 @@ def redact_sess(s=None, # the session, as `open_sess` takes it (default: the cur
         if role != 'history' and not _inside(out.parent if out.parent.exists() else proj, root/'projects'):
             raise ValueError(f'{out} is outside {root/"projects"}: refusing to write there')
         name = str(p.relative_to(s.path.parent)) if p.is_relative_to(s.path.parent) else f'file-history/{p.name}'
-        data = _redact_file(red, p, name).replace(s.sid.encode(), new.encode())
+        data = _redact_file(red, p, name, datas.pop(p)).replace(s.sid.encode(), new.encode())
         atomic_write(out, data, replace=True)
     return Redacted(RedactReport(red.findings), sid=new, path=proj/f'{new}.jsonl')
 
@@ -1010,6 +1040,7 @@ def redact_check(s=None, # a session (as `open_sess` takes it), or the path of a
         ss = open_sess(s, cwd)
         files, base = [f for f, _ in sess_files(ss)], ss.path.parent
     red = Redactor(redact_key(key, create=False), paranoid=True)  # a check writes nothing, a key file neither
-    for f in files: _learn_file(red, f)
-    for f in files: _redact_file(red, f, str(f.relative_to(base)) if f.is_relative_to(base) else str(f))
+    datas = {f: f.read_bytes() for f in files}
+    for f in files: _learn_file(red, f, datas[f])
+    for f in files: _redact_file(red, f, str(f.relative_to(base) if f.is_relative_to(base) else f), datas.pop(f))
     return RedactReport(red.findings)
