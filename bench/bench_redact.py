@@ -7,7 +7,7 @@ throughput.
    set cover, plus private keys and the ways people write passwords (quoted and escaped, Django, Flask, Rails, YAML,
    TOML, INI, .netrc, curl -u, Basic auth, docker login and config.json, OAuth responses, prose). The formats are
    written here from the providers' documentation; nothing is downloaded and nothing comes from llmsurgery's rules.
-2. `plant` puts all of them, with some 150 near-misses, through one channel of a session the real Claude Code CLI
+2. `plant` puts all of them, with some 140 near-misses, through one channel of a session the real Claude Code CLI
    recorded (llmsurgery's fixtures): a typed prompt, Bash output, Read output (as Read prints it: `1\t...`), `cat -n`,
    an older CLI's Read (`     1→...`), Write and Edit input, a JSON tool result, a subagent's transcript and its
    `.meta.json`, thinking, the compaction summary, cut copies in `last-prompt`, a queue operation, a file-history
@@ -116,11 +116,13 @@ def fake_secrets(rnd=None) -> list:
     # code hosts
     add('github_pat_classic', 'code-host', v := g.crc_token('ghp_'), f'export GITHUB_TOKEN={v}')
     add('github_oauth', 'code-host', g.crc_token('gho_'), field='access_token')
-    add('github_app_token', 'code-host', v := g.crc_token('ghs_'), f'git clone https://x-access-token:{v}@github.com/acme/app')
+    add('github_app_token', 'code-host', v := g.crc_token('ghs_'),
+        f'git clone https://x-access-token:{v}@github.com/acme/app')
     add('github_refresh', 'code-host', g.crc_token('ghr_'), field='refresh_token')
     add('github_fine_grained', 'code-host', v := 'github_pat_' + r(ALNUM, 22) + '_' + r(ALNUM, 59),
         f'GH_TOKEN="{v}"')
-    add('gitlab_pat', 'code-host', v := 'glpat-' + r(B64URL, 20), f'git remote add origin https://oauth2:{v}@gitlab.com/a/b')
+    add('gitlab_pat', 'code-host', v := 'glpat-' + r(B64URL, 20),
+        f'git remote add origin https://oauth2:{v}@gitlab.com/a/b')
     add('gitlab_runner', 'ci', 'glrt-' + r(B64URL, 20))
     add('gitlab_deploy', 'code-host', 'gldt-' + r(B64URL, 20))
     add('bitbucket_app_password', 'code-host', v := 'ATBB' + r(ALNUM, 32), f'BITBUCKET_APP_PASSWORD={v}')
@@ -140,7 +142,8 @@ def fake_secrets(rnd=None) -> list:
     add('google_client_secret', 'cloud', 'GOCSPX-' + r(B64URL, 28), field='client_secret')
     key, rows = _pem(g, 'PRIVATE KEY', bytes.fromhex('308204bd020100300d06092a864886f70d0101010500048204a7'), 1200)
     add('gcp_service_account_key', 'cloud', key, [json.dumps({'type': 'service_account', 'project_id': 'acme-prod',
-        'private_key_id': r(HEX, 40), 'private_key': key + '\n', 'client_email': 'ci@acme-prod.iam.gserviceaccount.com'},
+        'private_key_id': r(HEX, 40), 'private_key': key + '\n',
+        'client_email': 'ci@acme-prod.iam.gserviceaccount.com'},
         indent=2)], 'private_key', rows)
     add('azure_storage_key', 'cloud', v := g.b64(64),
         f'AZURE_STORAGE_CONNECTION_STRING="DefaultEndpointsProtocol=https;AccountName=acmeprod;AccountKey={v};'
@@ -172,7 +175,8 @@ def fake_secrets(rnd=None) -> list:
     add('discord_webhook', 'chat', f'https://discord.com/api/webhooks/{r(DIG, 18)}/{r(B64URL, 68)}', field='url')
     add('telegram_bot_token', 'chat', v := f'{r(DIG, 10)}:AA{r(B64URL, 33)}', f'TELEGRAM_BOT_TOKEN={v}')
     add('teams_webhook', 'chat', f'https://acme.webhook.office.com/webhookb2/{uuid.UUID(int=g.rnd.getrandbits(128))}'
-        f'@{uuid.UUID(int=g.rnd.getrandbits(128))}/IncomingWebhook/{r(HEX, 32)}/{uuid.UUID(int=g.rnd.getrandbits(128))}')
+        f'@{uuid.UUID(int=g.rnd.getrandbits(128))}/IncomingWebhook/{r(HEX, 32)}/'
+        f'{uuid.UUID(int=g.rnd.getrandbits(128))}')
     add('twilio_api_key', 'chat', 'SK' + r(HEX, 32))
     add('twilio_auth_token', 'chat', v := r(HEX, 32), f'TWILIO_AUTH_TOKEN={v}', 'auth_token')
     add('sendgrid_key', 'chat', 'SG.' + r(B64URL, 22) + '.' + r(B64URL, 43))
@@ -408,7 +412,8 @@ def plant(channel, secrets, near, root, rnd=None):
     "A copy of a recorded session (its config folder under `root`) with every secret planted through `channel`"
     rnd = rnd or random.Random(channel)
     text = channel_text(secrets, near, rnd)
-    fix = {'subagent': 'subagent', 'meta': 'subagent', 'thinking': 'thinking', 'compact': 'compact'}.get(channel, 'tools')
+    fix = {'subagent': 'subagent', 'meta': 'subagent', 'thinking': 'thinking', 'compact': 'compact'}.get(channel,
+                                                                                                   'tools')
     cfg, sid = _copy_fixture(fix, root/channel)
     p = _main(cfg, sid)
     needles = {}  # kind -> extra strings that must be gone (the cut copies)
@@ -438,7 +443,8 @@ def plant(channel, secrets, near, root, rnd=None):
         _set_result(p, LS_ID, shown, lambda t: {**t, 'stdout': shown, 'structuredContent': doc})
     elif channel == 'subagent':
         a = sorted(p.parent.glob(f'{sid}/subagents/agent-*.jsonl'))[0]
-        blocks = [b for l in a.read_text().splitlines() for b in (json.loads(l).get('message') or {}).get('content') or []
+        blocks = [b for l in a.read_text().splitlines()
+                  for b in (json.loads(l).get('message') or {}).get('content') or []
                   if isinstance(b, dict) and b.get('type') == 'tool_result']
         _set_result(a, blocks[0]['tool_use_id'], numbered(text, 'read'))
     elif channel == 'meta':

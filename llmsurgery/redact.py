@@ -478,7 +478,7 @@ _RAW_ANCHORS = _re2('|'.join(f'(?:{_loose(a)})' for a in _ANCHOR_LIST).encode())
 _TEXT_ANCHORS = _re2('|'.join(f'(?:{_loose(_in_text(a))})' for a in _ANCHOR_LIST).encode())  # on its text
 
 def _find(s:str, every:bool=False) -> list:
-    "`(start, end, kind, value, also)` of each secret a rule finds in `s`, overlaps resolved to the longest (`every`: not)"
+    "`(start, end, kind, value, also)` of each secret a rule finds in `s`, overlaps resolved to the longest (or not)"
     b = s.encode('utf-8', 'surrogatepass')
     todo = {}
     for p in _starts(_TEXT_ANCHORS, b):
@@ -618,7 +618,8 @@ class Redactor:
         for a, b, k, v, also in found: self.add(k, v, also)  # also what a longer find covers: a DSN's key
         hits = [(a, b, 0, k, v, None) for a, b, k, v, also in found]
         if self.lit is not None:
-            hits += [(a, b, 1 if how == 'whole' else 2, '', v, None) for a, b, v, how in self._copies(s) if how != 'maybe']
+            hits += [(a, b, 1 if how == 'whole' else 2, '', v, None) for a, b, v, how in self._copies(s)
+                     if how != 'maybe']
         out = []
         for a, b, k, v, also in _no_overlap(hits):
             kind, ph = self.ph.get(v) or self.known[v]
@@ -925,7 +926,8 @@ def _suspicious(tok):
     tok = tok.strip('.:=!?*-_')
     if len(tok) < 12 or _IDS.search(tok) or is_filler(tok) or _PATHISH.search(tok): return False
     if re.fullmatch(r'[^@\s]+@[\w-]+(?:\.[\w-]+)+', tok): return False  # an email address
-    if all(p.isdigit() or p.isalpha() and p.islower() for p in re.split(r'[-_.:/@]', tok) if p): return False  # a-b-2025
+    if all(p.isdigit() or p.isalpha() and p.islower() for p in re.split(r'[-_.:/@]', tok) if p):
+        return False  # thinking-token-count-2026-05-13, a host or a path
     if len(tok) < 20 and not any(c.isdigit() for c in tok): return False  # Encrypt=True
     return random_looking(tok) or len(tok) >= 20 and entropy(tok) >= 3.3 and not tok.isalpha()
 
@@ -934,7 +936,8 @@ _RAW_SUSPECT = _re2(_loose(  # the lines to look at: a marker, a format's start,
     r'secret|token|api.?key|credential|creds|auth|bearer|cookie)[^"\\]{0,40}?(?:[=:]|\sis\s|\sare\s)'
     r'[^"\\]{0,10}[A-Za-z0-9+/=_!@#$%^&*.~-]{12}').encode())
 # RE2 first, for each part of the pass: most texts have none of it, and Python's regexes are slow on long ones
-_HAS_MARKER, _HAS_LEAD = _re2(_loose(_MARKER.pattern).encode()), _re2(_loose(_CUT.pattern.split('(?P<tail>')[0]).encode())
+_HAS_MARKER = _re2(_loose(_MARKER.pattern).encode())
+_HAS_LEAD = _re2(_loose(_CUT.pattern.split('(?P<tail>')[0]).encode())
 _HAS_CONTEXT = _re2(_CONTEXT.pattern.replace('(?<![A-Za-z])', '').replace('(?![a-z])', '').encode())
 
 @patch

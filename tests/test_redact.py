@@ -1,7 +1,7 @@
 """Redaction you can gate a share on (issue 20).
 
 120 formats of fake secrets, made the way their providers make them (`bench/bench_redact.py`, not from llmsurgery's
-rules), with some 150 near-misses, are planted through 17 channels of sessions the real Claude Code CLI recorded:
+rules), with some 140 near-misses, are planted through 17 channels of sessions the real Claude Code CLI recorded:
 every planted secret must be gone from the redacted copy, no near-miss may change, and `llmsurgery redact --check`
 on each copy must pass only a copy that holds no planted secret (it fails every planted original). Then each class of
 issue 20 on its own, and what must be kept: one placeholder per secret, untouched lines byte for byte, the journal's
