@@ -106,7 +106,7 @@ _KEYISH = {'key', 'keys', 'auth', 'sig', 'signature', 'authorization'}
 _NOT_SECRET = {'public', 'publishable', 'pub', 'max', 'min', 'length', 'len', 'count', 'counts', 'limit', 'size',
                'expiry', 'expires', 'expiration', 'ttl', 'timeout', 'url', 'uri', 'path', 'file', 'dir', 'name',
                'id', 'type', 'endpoint', 'prefix', 'field', 'header', 'format', 'mode', 'enabled', 'required',
-               'policy', 'reset', 'hash', 'hashed', 'digest', 'salt', 'algorithm', 'alg', 'env', 'var', 'param',
+               'policy', 'reset', 'hash', 'hashed', 'digest', 'salt', 'algorithm', 'alg', 'env', 'param',
                'version', 'index', 'idx', 'sort', 'partition', 'primary', 'foreign', 'cache', 'lookup', 'kind',
                'tokens', 'usage', 'budget', 'rotation', 'location', 'store', 'manager', 'provider', 'source', 'ref',
                'placeholder', 'hint', 'label', 'prompt', 'message', 'error', 'help', 'description', 'title', 'regex',
