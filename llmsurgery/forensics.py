@@ -14,11 +14,11 @@ Docs: https://llmsurgery.github.io/llmsurgery/forensics.html.md"""
 
 # %% auto #0
 __all__ = ['USAGE_TOKENS', 'PRICED', 'WARMUP', 'find_failures', 'usage_by', 'sess_prompts', 'sess_replies', 'ToolCall',
-           'fmt_call', 'is_failure', 'join_calls', 'sess_tools', 'tool_result', 'tool_counts', 'call_path',
-           'touched_files', 'exit_code', 'sess_commands', 'sess_errors', 'usage_tokens', 'model_prices', 'model_rates',
-           'msg_cost', 'msg_sess', 'usage_msgs', 'Usage', 'usage_rows', 'usage_of', 'sess_usage', 'Agent',
-           'sess_agents', 'SessStats', 'sess_stats', 'file_calls', 'find_calls', 'find_edits', 'find_commands',
-           'find_errors', 'usage_key', 'find_usage']
+           'fmt_call', 'join_calls', 'sess_tools', 'tool_result', 'tool_counts', 'call_path', 'touched_files',
+           'exit_code', 'sess_commands', 'sess_errors', 'usage_tokens', 'model_prices', 'model_rates', 'msg_cost',
+           'msg_sess', 'usage_msgs', 'Usage', 'usage_rows', 'usage_of', 'sess_usage', 'Agent', 'sess_agents',
+           'SessStats', 'sess_stats', 'stats_charts', 'file_calls', 'find_calls', 'find_edits', 'find_commands',
+           'find_errors', 'usage_key', 'find_usage', 'usage_charts']
 
 # %% ../nbs/11_forensics.ipynb #edd577b9
 import re, json, math, warnings, functools
@@ -32,6 +32,7 @@ from .rec import *
 from .show import *
 from .sess import *
 from .scan import *
+from .view import *
 
 # %% ../nbs/11_forensics.ipynb #3466fa17
 def _main(s): return ((i, r) for i, r in enumerate(s.recs) if not r.get('isSidechain'))
@@ -86,13 +87,6 @@ def fmt_call(c:ToolCall, # a tool call joined with its result
     inp = c.input if isinstance(c.input, str) else json.dumps(c.input, indent=1, ensure_ascii=False)
     out = '(no result in the transcript)' if c.result is None else c.result
     return f"{head}{'  FAILED' if c.failed else ''}\n--- input ---\n{inp}\n--- output ---\n{out}"
-
-def is_failure(block, # a `tool_result` block
-               data=None, # the record's `toolUseResult`, when it has one
-              ) -> bool:
-    "Did the tool call whose result is `block` (with `toolUseResult` `data`) fail?"
-    return (block.get('is_error') is True or (isinstance(data, dict) and data.get('success') is False)
-            or (isinstance(data, str) and data.startswith('Error')))
 
 def join_calls(pairs, # `(index, record)` pairs of one transcript
                agent=None, # the subagent's id, when they are its
@@ -163,6 +157,12 @@ def _repr_markdown_(self:ToolCall):
     if self.failed: head += ' **failed**'
     if self.result is None: return head + ' (no result)'
     return f'{head}\n\n{md_code(trunc(self.result, 2000))}'
+
+# %% ../nbs/11_forensics.ipynb #21661a7f
+@patch
+def _repr_html_(self:ToolCall):
+    "The call unfolded: the tool and its main argument (marked when it failed), its whole input and its result"
+    return html_box(html_call(self.name, self.input, self.result, self.failed, open=True))
 
 # %% ../nbs/11_forensics.ipynb #666f18bb
 _READS, _WRITES, _EDITS = {'Read', 'NotebookRead'}, {'Write'}, {'Edit', 'MultiEdit', 'NotebookEdit'}
@@ -443,7 +443,7 @@ def sess_stats(s=None, # a session, as `open_sess` takes it
     ts = [t for r in recs if isinstance(t := r.get('timestamp'), str)]
     usage, tools = sess_usage(s), tool_counts(s)
     cs = first(r for r in reversed(recs) if r.get('type') == 'cost-state')
-    return SessStats(sid=s.sid, project=s.path.parent.name if s.path else None,
+    st = SessStats(sid=s.sid, project=s.path.parent.name if s.path else None,
         cwd=first(c for r in recs if isinstance(c := r.get('cwd'), str) and c), branch=last('gitBranch'),
         version=last('version'),
         first=fmt_ts(min(ts, default=None)), last=fmt_ts(max(ts, default=None)),
@@ -453,6 +453,31 @@ def sess_stats(s=None, # a session, as `open_sess` takes it
         compactions=sum(r.get('subtype') == 'compact_boundary' for r in recs), models=usage.attrgot('model'),
         usage=usage, fork_of=fork_of,
         cli_cost=c if cs and isinstance(c := cs.get('totalCostUSD'), (int, float)) else None)
+    st._turns = [(fmt_ts(r.get('timestamp')), usage_tokens(u), msg_cost(model, u)) for r, model, u in msgs]
+    st._calls = [(c.time, c.name, c.failed) for c in sess_tools(s)]  # the charts' figures, not in `to_data`
+    return st
+
+# %% ../nbs/11_forensics.ipynb #9d06d7eb
+def stats_charts(st:SessStats, # a dashboard, as `sess_stats` makes it
+                ) -> str:
+    "SVG charts of a session: tokens per API message, the cost so far after each, and a timeline of tool calls"
+    turns, calls = getattr(st, '_turns', []), getattr(st, '_calls', [])
+    out = []
+    if turns:
+        labels, axis = [f'message {i + 1}, {t}' for i, (t, _, _) in enumerate(turns)], range(1, len(turns) + 1)
+        toks = {k.replace('_', ' '): [u[k] for _, u, _ in turns] for k in USAGE_TOKENS}
+        out.append(svg_bars(toks, labels, title='Tokens per API message', axis=map(str, axis)))
+        so_far = [round(sum(c or 0 for _, _, c in turns[:i + 1]), 6) for i in range(len(turns))]
+        out.append(svg_line(so_far, labels, title='Cost so far ($)', fmt=lambda v: f'${v:.4f}', axis=map(str, axis)))
+    if calls: out.append(svg_timeline(calls, title=f'{len(calls)} tool calls, {sum(c[2] for c in calls)} failed'))
+    return ''.join(out)
+
+@patch
+def _repr_html_(self:SessStats):
+    "The dashboard as a table, then its charts (`stats_charts`)"
+    trs = ''.join(f'<tr><th>{html_esc(k)}</th><td>{html_cut(v, 400)}</td></tr>' for k, v in self.lines()
+                  if v not in (None, ''))
+    return html_box(f'<table>{trs}</table>' + stats_charts(self))
 
 # %% ../nbs/11_forensics.ipynb #d0a13466
 def file_calls(path, # a transcript
@@ -585,3 +610,20 @@ def find_usage(by:str='day', # 'day', 'project', 'session' or 'model'
     return res
 
 find_failures, usage_by = find_errors, find_usage  # their names before 0.1
+
+# %% ../nbs/11_forensics.ipynb #8a67c47c
+def usage_charts(u:Usage, # a `Usage` by day, as `find_usage('day')` makes it
+                ) -> str:
+    "SVG charts of usage by day: the cost of each day, and its tokens by kind"
+    rows = [o for o in u if o.get('day')]
+    if not rows: return ''
+    days = [o.day for o in rows]
+    cost = svg_bars({'cost': [o.cost or 0 for o in rows]}, days, title='Cost by day ($)', fmt=lambda v: f'${v:.4f}')
+    toks = svg_bars({k.replace('_', ' '): [o[k] for o in rows] for k in USAGE_TOKENS}, days, title='Tokens by day')
+    return cost + toks
+
+@patch
+def _repr_html_(self:Usage):
+    "The usage table; by day, with its charts above (`usage_charts`)"
+    charts = usage_charts(self) if self.cols and self.cols[0] == 'day' else ''
+    return html_box(charts + html_table(self.rows(), self.cols, 200, self.head(), self.foot()))

@@ -13,8 +13,8 @@ Docs: https://llmsurgery.github.io/llmsurgery/rec.html.md"""
 # %% auto #0
 __all__ = ['CHAIN_TYPES', 'msg_of', 'msg_content', 'rec_blocks', 'tool_uses', 'tool_results', 'tool_use_ids', 'tool_result_ids',
            'rec_role', 'prompt_text', 'is_chain', 'msg_id', 'msg_key', 'trunc', 'result_txt', 'block_txt', 'rec_txt',
-           'rec_json', 'copy_rec', 'parse_ts', 'ts_iso', 'fmt_ts', 'fmt_mtime', 'ts_bound', 'in_window', 'parse_when',
-           'local_day', 'version_key']
+           'is_failure', 'rec_json', 'copy_rec', 'parse_ts', 'ts_iso', 'fmt_ts', 'fmt_mtime', 'ts_bound', 'in_window',
+           'parse_when', 'local_day', 'version_key']
 
 # %% ../nbs/02_rec.ipynb #5a0e1c04
 import json, re
@@ -165,6 +165,14 @@ def rec_txt(r, # a record
         return f"[attachment {a.get('type', '') if isinstance(a, dict) else ''}]"
     if isinstance(r.get('content'), str): return trunc(r['content'], mx)
     return ''
+
+# %% ../nbs/02_rec.ipynb #72d002cd
+def is_failure(block, # a `tool_result` block
+               data=None, # the record's `toolUseResult`, when it has one
+              ) -> bool:
+    "Did the tool call whose result is `block` (with `toolUseResult` `data`) fail?"
+    return (block.get('is_error') is True or (isinstance(data, dict) and data.get('success') is False)
+            or (isinstance(data, str) and data.startswith('Error')))
 
 # %% ../nbs/02_rec.ipynb #5a0e1c24
 def _default(o):

@@ -24,6 +24,7 @@ import orjson
 from .core import *
 from .rec import *
 from .show import *
+from .view import *
 
 # %% ../nbs/04_sess.ipynb #5c0e1c07
 def transcripts_in(d, # a project folder
@@ -120,6 +121,18 @@ def to_data(self:Sess) -> dict:
     return dict(sid=self.sid, path=str(self.path) if self.path else None, project=self.project,
                 **{k: self.info[k] for k in ('cwd', 'branch', 'started', 'mtime', 'size', 'title', 'prompt')},
                 modified=datetime.fromtimestamp(t, timezone.utc).astimezone().isoformat() if t else None)
+
+# %% ../nbs/04_sess.ipynb #1a79129b
+@patch
+def _repr_html_(self:Sess):
+    "The session as a card: its title or first prompt, id, project, where and when it ran, size and subagents"
+    size = f'{self.size:,} bytes' if self.size is not None else f'{len(self.recs):,} records'
+    rows = [('session', self.sid), ('project', self.project), ('cwd', self.cwd), ('branch', self.branch),
+            ('started', fmt_ts(self.started)), ('modified', fmt_mtime(self.mtime)), ('size', size),
+            ('subagents', len(self.agents) if self.path is not None else None)]
+    trs = ''.join(f'<tr><th>{k}</th><td>{html_cut(v, 300)}</td></tr>' for k, v in rows if v not in (None, ''))
+    label = html_cut(self.label or '(no prompt)', 300)
+    return html_box(f'<div class="lls-title">{label}</div><table>{trs}</table>')
 
 # %% ../nbs/04_sess.ipynb #5c0e1c14
 def agent_id(path, # a subagent transcript

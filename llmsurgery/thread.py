@@ -19,18 +19,20 @@ Docs: https://llmsurgery.github.io/llmsurgery/thread.html.md"""
 
 # %% auto #0
 __all__ = ['CLI_RULES', 'NOWHERE', 'INTERRUPTED', 'NO_RESPONSE', 'CONTINUE', 'NOTE_PREAMBLE', 'THINKING', 'MISSING', 'ORPHANED',
-           'NO_CONTENT', 'conv_recs', 'CliRules', 'cli_rules', 'check_cli', 'Thread', 'sess_thread',
+           'NO_CONTENT', 'THREAD_LINES', 'conv_recs', 'CliRules', 'cli_rules', 'check_cli', 'Thread', 'sess_thread',
            'wrap_notification', 'is_notification', 'wrap_note', 'sent_recs', 'api_msgs', 'sent_msgs', 'written_msgs',
            'sess_history']
 
 # %% ../nbs/05_thread.ipynb #d2ff1731
 import re, bisect, warnings, uuid as uuidlib
 from collections.abc import Mapping
-from fastcore.basics import first, store_attr
+from fastcore.basics import first, store_attr, patch
 from fastcore.foundation import L
 from .core import *
 from .rec import *
 from .sess import *
+from .show import *
+from .view import *
 
 # %% ../nbs/05_thread.ipynb #083e3b14
 def conv_recs(recs, # records, in file order
@@ -982,3 +984,39 @@ def sess_history(recs, # a session's records in file order (or a `Sess`)
         seen = set(before)
         res = before + [v for v in res if v not in seen]
     return L(plain.by_id[u] for u in res)
+
+# %% ../nbs/05_thread.ipynb #00ae5ba9
+THREAD_LINES = 40
+
+@patch
+def head(self:Thread) -> str:
+    "One line: how many records, prompts, replies and tool calls the thread holds, and who resumes it"
+    n = {('prompt', 'prompts'): sum(bool(prompt_text(r)) for r in self),
+         ('reply', 'replies'): len({msg_key(r) for r in self if rec_role(r) == 'assistant'}),
+         ('tool call', 'tool calls'): sum(len(tool_uses(r)) for r in self),
+         ('added on resuming',)*2: len(self.synthetic)}
+    what = ', '.join(f'{v:,} {k[v != 1]}' for k, v in n.items() if v)
+    who = ' and '.join(filter(None, [f'Claude Code {self.rules.version}' if self.rules else '', self.model]))
+    return (f'Thread of {len(self):,} records' + (f' ({what})' if what else '') + (f', resumed by {who}' if who else '')
+            + (f': {self.error}' if self.error else ''))
+
+def _preview(th):
+    lines = fmt_recs(th, mx=300).splitlines()
+    more = f'\n… {len(lines) - THREAD_LINES:,} more lines' if len(lines) > THREAD_LINES else ''
+    return '\n'.join(lines[:THREAD_LINES]) + more
+
+@patch
+def __repr__(self:Thread): return self.head() + ('\n' + _preview(self) if self else '')
+
+@patch
+def _repr_pretty_(self:Thread, p, cycle): p.text(repr(self))
+
+@patch
+def _repr_markdown_(self:Thread):
+    "The thread's line and the start of its conversation, as Markdown"
+    return f'**{md_esc(self.head())}**' + ('\n\n' + md_code(_preview(self)) if self else '')
+
+@patch
+def _repr_html_(self:Thread):
+    "The thread's line and its conversation as a viewer: a box per message, tool calls folded with their results"
+    return html_box(f'<div class="lls-title">{html_esc(self.head())}</div>' + html_recs(self))

@@ -73,7 +73,9 @@ def run_block(src, ns):
 
 @pytest.fixture
 def seed_ns(tmp_path, monkeypatch):
-    if not SEED.exists(): pytest.skip(f'the seed docs are not beside the repository: {SEED} is absent')
+    if not SEED.exists():
+        pytest.skip(f"needs llmsurgery 0.0.2's API docs, {SEED.name}, which are not ours to copy into the repository: "
+                    f"they are read from ../shared/seed/ beside the checkout, and {SEED} is absent")
     monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(tmp_path/'config'))
     monkeypatch.delenv('CLAUDE_CODE_SESSION_ID', raising=False)
     monkeypatch.chdir(tmp_path)

@@ -69,7 +69,38 @@ def test_page(site, nb):
     assert [o for c in proc['cells'] for o in c.get('outputs', []) if o.get('output_type') == 'error'] == []
     mod = next((l.split()[-1] for c in json.loads(nb.read_text())['cells'] for l in ''.join(c['source']).splitlines()
                 if l.startswith('#| default_exp')), None)
-    if mod: assert [n for n in _documented(mod) if n.lower() not in {i.lower() for i in p.ids}] == []
+    if mod: assert [n for n in _documented(mod) if n.lower() not in {i.lower() for i in p.ids}
+                    and n not in _hidden(nb)] == []
+
+def _hidden(nb):
+    "Names defined in the exported cells a notebook hides from its page (`#| hide`): machinery a reader does not need"
+    out = set()
+    for c in json.loads(nb.read_text())['cells']:
+        src = ''.join(c['source'])
+        exported, hidden = (re.search(rf'^#\|\s*{d}', src, re.M) for d in ('export', 'hide'))
+        if c['cell_type'] != 'code' or not exported or not hidden: continue
+        for n in ast.parse(src).body:
+            if isinstance(n, (ast.FunctionDef, ast.ClassDef)):
+                patched = any('patch' in ast.unparse(d) for d in n.decorator_list)
+                cls = n.args.args[0].annotation if patched and n.args.args else None
+                out.add(f'{ast.unparse(cls)}.{n.name}' if cls is not None else n.name)
+    return out
+
+def test_cli_page_is_a_reference(site):
+    "The command line's page has a section per command: its heading, its usage and options, and a run's output"
+    from llmsurgery.cli import cli_parser
+    cmds = cli_parser()._subparsers._group_actions[0].choices
+    p = _page(site, NBS/'19_cli.ipynb')
+    text = ' '.join(p.text)
+    html = (site/'cli.html').read_text()
+    for name, sp in cmds.items():
+        assert re.search(rf'<h[23][^>]*>\s*<code>llmsurgery {re.escape(name)}</code>', html), name
+        assert f'llmsurgery {name}' in text and (sp.description or '') in text, name
+        for a in sp._actions:
+            if a.option_strings and a.dest not in ('help', 'json', 'skip_bad'):
+                assert a.option_strings[-1] in text, (name, a.option_strings)
+    assert text.count('(exit status ') >= 20  # the runs, with their output
+    assert 'cmd_ls' not in text and 'fmt_ls' not in text and 'cli_command' not in html.split('How a command')[0]
 
 def test_index_page(site):
     "The home page shows the two commands a newcomer needs, and the example's output"
@@ -89,3 +120,19 @@ def test_llms_txt_and_package_docstring():
     assert len(set(pages)) == len(pages), 'two notebooks make the same page'
 
     assert 'claude --resume' in llms and 'llmsurgery find' in llms
+
+def test_llms_txt_links_pages_the_build_makes_and_summarises_every_function(site):
+    """Every page llms.txt links is one the docs build makes (the `.html.md` Quarto writes beside each `.html`), and it
+    gives the one-line summary of every public function"""
+    llms = (NBS/'llms.txt').read_text()
+    links = re.findall(r'\]\((https://llmsurgery\.github\.io/llmsurgery/[^)\s]+)\)', llms)
+    assert len(links) >= 2 * 24
+    missing = [u for u in links if not (site/u.rsplit('/', 1)[1]).exists() or not u.endswith('.html.md')]
+    assert missing == []
+    for m in sorted(p.stem for p in (ROOT/'llmsurgery').glob('*.py') if not p.name.startswith('_')):
+        mod = importlib.import_module(f'llmsurgery.{m}')
+        for n in mod.__all__:
+            o = getattr(mod, n)
+            if callable(o) and getattr(o, '__module__', None) == mod.__name__ and getattr(o, '__name__', None) == n \
+               and (o.__doc__ or '').strip():
+                assert f'- `{n}`: {o.__doc__.strip().splitlines()[0]}' in llms, (m, n)

@@ -6,6 +6,7 @@ small archive indexed in small chunks, and after random delays, then checks that
 the scan's answer. The budget is fixed and derandomized for CI; `LLMSURGERY_FAULTS=N` adds N random kills."""
 import os, re, gc, sys, json, stat, shutil, signal, random, resource, warnings, subprocess, contextlib
 from pathlib import Path
+from html.parser import HTMLParser
 import pytest
 from llmsurgery.core import *
 from llmsurgery.rec import *
@@ -534,6 +535,28 @@ def live(md):
     outside = re.sub(r'(?ms)^(`{3,})[^\n]*\n.*?^\1$', '', md)
     return re.findall(r'<[A-Za-z/!]|\]\(', outside)
 
+class _Tags(HTMLParser):
+    "Every tag of an HTML text, with its attributes"
+    def __init__(self):
+        super().__init__()
+        self.tags = []
+    def handle_starttag(self, tag, attrs): self.tags.append((tag, dict(attrs)))
+
+OUR_TAGS = {'style', 'div', 'span', 'b', 'code', 'pre', 'details', 'summary', 'table', 'thead', 'tbody', 'tr', 'th',
+            'td', 'mark', 'img', 'svg', 'rect', 'line', 'polyline', 'circle', 'text', 'title', 'h1', 'h2'}
+
+def live_html(h):
+    "What in HTML `h` came alive from a transcript: tags llmsurgery does not write, handlers, script URLs, images"
+    p = _Tags()
+    p.feed(h)
+    bad = [t for t, a in p.tags if t not in OUR_TAGS]
+    bad += [f'{t} {k}' for t, a in p.tags for k in a if k.startswith('on')]
+    bad += [f'{t} {k}={v}' for t, a in p.tags for k, v in a.items() if k in ('href', 'src', 'xlink:href')
+            and not (t == 'img' and (v or '').startswith('data:image/'))]
+    return bad + re.findall(r'<\s*/?\s*script', h)
+
+SHOWS_TEXT = 'ls find grep prompts replies tools errors commands stats call sess thread match all_recs'.split()
+
 def test_08_every_markdown_repr_escapes_transcript_text(arc):
     hostile_session(arc)
     s = open_sess(SID)
@@ -543,14 +566,22 @@ def test_08_every_markdown_repr_escapes_transcript_text(arc):
                    commands=sess_commands(SID), files=touched_files(SID), usage=sess_usage(SID),
                    agents=sess_agents(AGENT.sid), stats=sess_stats(SID), call=tool_result(call.id, SID),
                    by_day=find_usage('day'), edits=find_edits('notes.txt'), errs=find_errors(),
-                   cmds=find_commands('alert'), dialog=recs2dlg(s.recs, EVIL, 300), sess=s)
+                   cmds=find_commands('alert'), dialog=recs2dlg(s.recs, EVIL, 300), sess=s,
+                   thread=sess_thread(s), match=find_sess('alert')[0], all_recs=Thread(s.recs))
     assert len(results['find']) == 1
+    htmls = 0
     for name, res in results.items():
         for meth in ('_repr_markdown_', '_repr_html_'):
             if not hasattr(res, meth): continue
             text = getattr(res, meth)()
-            assert not live(text), (name, meth, live(text), text[:3000])
+            if meth == '_repr_html_':
+                htmls += 1
+                assert not live_html(text), (name, live_html(text), text[:3000])
+                if name in SHOWS_TEXT: assert '&lt;script&gt;' in text, name  # the text is there, as text
+            else: assert not live(text), (name, meth, live(text), text[:3000])
+    assert htmls == len(results) - 1  # every answer has an HTML form but the dialog (aidialog's own)
     assert EVIL not in results['find']._repr_markdown_() and 'onerror' in results['find']._repr_markdown_()
+    assert live_html(EVIL) and live_html('<a href="javascript:alert(2)">x</a>')  # the check sees what it looks for
 
 # ---------------------------------------------------------------------------------------------------------------------
 # 9 and 10. The skill's commands run from any path; a missing project folder is an error

@@ -4,7 +4,8 @@ The docs site is built by the GitHub Pages workflow with nbdev and Quarto (`nbde
 here, so this runs the same first step, nbdev's processing of every notebook into `_proc/` (which executes the
 exported and import cells in fresh namespaces and renders each exported function's documentation), without the
 Quarto install that `nbdev-proc-nbs` attempts, and then renders each processed page to HTML with nbconvert, named as
-Quarto names it (`04_sess.ipynb` -> `sess.html`). `tests/test_site.py` checks the pages; `tools/screenshots`
+Quarto names it (`04_sess.ipynb` -> `sess.html`), and to Markdown beside it (`sess.html.md`, the page `llms.txt` links,
+which Quarto makes from the `commonmark` format). `tests/test_site.py` checks the pages; `tools/screenshots`
 photographs two of them.
 
     .venv/bin/python tools/build_docs.py [--force]
@@ -12,7 +13,7 @@ photographs two of them.
 import os, re, sys
 from pathlib import Path
 import nbformat
-from nbconvert import HTMLExporter
+from nbconvert import HTMLExporter, MarkdownExporter
 from nbdev.config import get_config
 from nbdev.quarto import refresh_quarto_yml
 from nbdev.serve import proc_nbs
@@ -72,6 +73,8 @@ def render(proc, site):
         node.metadata['title'] = title or nb.stem
         html, _ = ex.from_notebook_node(node)
         (site/page_name(nb)).write_text(html)
+        md, _ = MarkdownExporter().from_notebook_node(node)  # Quarto's `commonmark` format: the page `llms.txt` links
+        (site/(page_name(nb) + '.md')).write_text(md)
 
 def build(force=False):
     "Process the notebooks into `_proc/` and render them into `_site/`; returns the site folder"
