@@ -112,3 +112,19 @@ def test_old_2025_models_cost_something(tmp_path):
     u = sess_usage(p)
     assert u.unknown == [] and u[0].cost > 0.1 and u[0].cost_source == LIST
     assert not dict(sess_stats(p).lines())['cost'].startswith('$0.0000')
+
+def test_usage_by_session(tmp_path, monkeypatch):
+    "`usage --by session` names each session by project and title, the costliest first"
+    from llmsurgery.fixtures import fixture_names
+    for n in fixture_names(): shutil.copytree(fixture(n), tmp_path, dirs_exist_ok=True)
+    monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(tmp_path))
+    bys = find_usage('session')
+    assert bys.cols[:3] == ['session', 'project', 'title']
+    assert bys.attrgot('cost') == sorted(bys.attrgot('cost'), reverse=True)
+    assert (bys[0].project, bys[0].title) == ('-tmp-llmsurgery-rec-cache', 'What is the capital of France?')
+
+def test_agents_tokens_say_what_they_count():
+    from llmsurgery.forensics import sess_agents
+    ags = sess_agents(fixture_sess('subagent'))
+    assert 'tokens' not in ags.cols and 'tokens (in+out)' in ags.cols and 'cost' in ags.cols
+    assert [a['tokens (in+out)'] for a in ags] == [a.usage.total.input + a.usage.total.output for a in ags]
