@@ -38,7 +38,7 @@ from .sess import *
 from .scan import *
 from .search import rec_fields
 from .forensics import (join_calls, is_failure, call_path, msg_cost, msg_sess, usage_msgs, usage_tokens,
-                                  USAGE_TOKENS)
+                                  USAGE_TOKENS, ANTHROPIC_PRICES, LONG_CONTEXT)
 
 # %% ../nbs/14_archive.ipynb #9fce5941
 def cache_dir() -> Path:
@@ -94,7 +94,8 @@ CREATE VIEW sessions AS SELECT s.sid, s.project, s.path, s.cwd, coalesce(s.custo
 
 def index_version() -> str:
     "What an index must have been written by to be used: its version, its schema, llmsurgery's and fastllm's versions"
-    return '/'.join([str(INDEX_VERSION), hashlib.sha1(SCHEMA.encode()).hexdigest()[:8], __version__,
+    prices = repr((ANTHROPIC_PRICES, LONG_CONTEXT)).encode()  # our list prices: costs priced by others are stale
+    return '/'.join([str(INDEX_VERSION), hashlib.sha1(SCHEMA.encode() + prices).hexdigest()[:8], __version__,
                      importlib.metadata.version('python-fastllm')])
 
 # %% ../nbs/14_archive.ipynb #9693d2c0
