@@ -883,6 +883,7 @@ d = { 'settings': { 'branch': 'main',
                                   'llmsurgery.write.stable_uuid': ('write.html#stable_uuid', 'llmsurgery/write.py'),
                                   'llmsurgery.write.state_dir': ('write.html#state_dir', 'llmsurgery/write.py'),
                                   'llmsurgery.write.strip_think': ('write.html#strip_think', 'llmsurgery/write.py'),
+                                  'llmsurgery.write.title_recs': ('write.html#title_recs', 'llmsurgery/write.py'),
                                   'llmsurgery.write.tool_turn': ('write.html#tool_turn', 'llmsurgery/write.py'),
                                   'llmsurgery.write.trunc_tools': ('write.html#trunc_tools', 'llmsurgery/write.py'),
                                   'llmsurgery.write.write_own': ('write.html#write_own', 'llmsurgery/write.py')}}}

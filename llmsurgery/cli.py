@@ -176,7 +176,7 @@ def fmt_ls(infos, # `Sess`es, as `ls_sess` lists them
         if i.project != proj:
             proj = i.project
             out.append(f"\n{i.cwd or proj}" + (f'  ({proj})' if i.cwd else ''))
-        label = ' '.join((i.label or '(no prompt)').split())
+        label = ' '.join(((f'[{i.tag}] ' if i.tag else '') + (i.label or '(no prompt)')).split())
         out.append(f"  {_ago(i.mtime)}  {_human(i.size):>9}  {i.sid}  {label[:max(10, width-70)]}")
     return '\n'.join(out).strip()
 
