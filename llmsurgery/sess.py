@@ -334,7 +334,8 @@ class SessList(Rows):
         if all(isinstance(o, Sess) for o in items):
             return type(self)(items, *args, cols=self.cols, title=self.title, **kwargs)
         return L(items, *args, **kwargs)
-    def rows(self): return [dict(modified=fmt_mtime(s.mtime), size=s.size, sid=s.sid, project=s.project, tag=s.tag or '',
+    def rows(self): return [dict(modified=fmt_mtime(s.mtime), size=s.size, sid=s.sid, project=s.project,
+                                 tag=s.tag or '',
                                  label=s.label) for s in self]
     def to_data(self): return [s.to_data() for s in self]
 
