@@ -70,8 +70,8 @@ __version__ = "0.0.3"
 
 # What `from llmsurgery import *` brings: the library's modules, not the command line's nor the test rig's
 API_MODULES = ('core', 'rec', 'show', 'view', 'sess', 'thread', 'claude', 'write', 'resume', 'scan', 'search',
-               'forensics', 'drift', 'dialog', 'hist', 'convert', 'redact', 'index', 'export', 'page', 'manage', 'skill',
-               'fixtures')
+               'forensics', 'drift', 'dialog', 'hist', 'convert', 'redact', 'index', 'export', 'page', 'manage',
+               'skill', 'fixtures')
 
 def _home(name):
     "The API module that defines `name`, by the symbol table nbdev writes (no module is imported to find it)"
