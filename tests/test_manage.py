@@ -31,6 +31,11 @@ def snapshot(root, skip):
     return {str(p): (p.lstat().st_size, p.lstat().st_mtime_ns) for p in Path(root).rglob('*')
             if not p.is_relative_to(skip)}
 
+def contents(root):
+    "Every path under `root` and what it holds (a folder: None; a symlink: its target)"
+    return {str(p): os.readlink(p) if p.is_symlink() else p.read_bytes() if p.is_file() else None
+            for p in Path(root).rglob('*')}
+
 def record(cfg, cwd, api, prompt, turns, **kw):
     "Run the real CLI on `prompt`, the fake API playing `turns`; the session id"
     api.turns += turns
@@ -180,7 +185,7 @@ def test_delete_moves_to_the_trash_and_restore_undoes_it(env, monkeypatch):
     twin = twin_of(p)
     age(env.cfg)
     outside = snapshot(env.tmp, env.cfg)
-    before = snapshot(env.cfg, env.cfg/'nothing')
+    before = contents(env.cfg)
     # live: just written, or the running session
     os.utime(p)
     with pytest.raises(ManageError, match='looks live'): delete_sess(env.sid)
@@ -195,7 +200,8 @@ def test_delete_moves_to_the_trash_and_restore_undoes_it(env, monkeypatch):
     stray.parent.mkdir()
     shutil.copy(p, stray)
     with pytest.raises(ManageError, match='not a session transcript'): delete_sess(stray)
-    assert snapshot(env.cfg, env.cfg/'nothing') == before  # every refusal wrote nothing
+    assert contents(env.cfg) == before  # every refusal wrote nothing
+    outside = snapshot(env.tmp, env.cfg)
     # the command asks; with no terminal it needs --yes
     rc, _, err = run_cli('delete', env.sid)
     assert rc == 2 and '--yes' in err and p.exists()
@@ -288,10 +294,10 @@ def test_move_then_continue_from_the_new_place(moved_setup):
     keep = neighbour.read_bytes()
     assert old_in(next(m.cfg.glob(f'projects/*/{m.s1}.jsonl')).read_bytes(), m.old)
     outside = snapshot(m.root, m.cfg)
-    tree = snapshot(m.cfg, m.cfg/'nothing')
+    tree = contents(m.cfg)
     rc, out, _ = run_cli('move', m.old, m.new, '--dry-run', '--json')
     assert rc == 0 and sorted(r['sid'] for r in json.loads(out)) == sorted([m.s1, m.s2, m.s4])
-    assert snapshot(m.cfg, m.cfg/'nothing') == tree  # a dry run writes nothing
+    assert contents(m.cfg) == tree  # a dry run writes nothing
     res = move_proj(m.old, m.new)
     assert sorted((i.sid, i.state) for i in res) == sorted((s, 'move') for s in (m.s1, m.s2, m.s4))
     assert snapshot(m.root, m.cfg) == outside  # nothing written outside the config folder
@@ -340,11 +346,11 @@ def test_move_leaves_a_live_session_alone(moved_setup, monkeypatch):
 
 def test_move_refuses_bad_input(moved_setup):
     m = moved_setup
-    tree = snapshot(m.cfg, m.cfg/'nothing')
+    tree = contents(m.cfg)
     for a, b in [('/', m.new), (m.new, m.new), (m.old, m.old/'x'), (None, m.new), ('', m.new), (m.old, 5)]:
         with pytest.raises(ValueError): move_proj(a, b)
     assert run_cli('move', m.root/'nowhere', m.new)[0] == 1
-    assert snapshot(m.cfg, m.cfg/'nothing') == tree
+    assert contents(m.cfg) == tree
 
 KILLER = r'''
 import os, signal, sys
