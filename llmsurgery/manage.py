@@ -24,7 +24,7 @@ __all__ = ['LIVE_SECS', 'ManageError', 'clean_tag', 'rename_sess', 'tag_sess', '
            'live_why', 'delete_sess', 'ls_trash', 'restore_sess', 'msg_uuid', 'fork_at', 'path_sub', 'move_plan',
            'Moved', 'move_proj']
 
-# %% ../nbs/17_manage.ipynb #3b1a78e3
+# %% ../nbs/17_manage.ipynb #247d20ad
 import os, re, time, json, errno, shutil, unicodedata, warnings
 from datetime import datetime, timezone
 from pathlib import Path
@@ -38,11 +38,11 @@ from .sess import *
 from .write import *
 from .forensics import sess_prompts, sess_replies
 
-# %% ../nbs/17_manage.ipynb #9c6ca111
+# %% ../nbs/17_manage.ipynb #8456d2b0
 class ManageError(ValueError):
     "A rename, delete, fork or move llmsurgery refuses, and why"
 
-# %% ../nbs/17_manage.ipynb #18d66bdd
+# %% ../nbs/17_manage.ipynb #70f3a563
 _TAG_DROP = re.compile('[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\ue000-\uf8ff]')
 
 def clean_tag(tag:str, # a tag as given
@@ -73,7 +73,7 @@ def tag_sess(s, # the session, as `sess_file` names it
     if tag is not None and not (tag := clean_tag(tag)): raise ValueError('A tag must not be empty (None clears it)')
     return append_sess([dict(type='tag', tag=tag or '', sessionId=p.stem)], str(p))
 
-# %% ../nbs/17_manage.ipynb #5762ccb9
+# %% ../nbs/17_manage.ipynb #83669459
 LIVE_SECS = 10  # a transcript written this recently may be a running session's
 
 def trash_dir() -> Path:
@@ -111,7 +111,11 @@ def live_why(path, # a session transcript
         except OSError: pass
     if ages and min(ages) < LIVE_SECS: return f'it was written {max(0, min(ages)):.0f} s ago'
 
-# %% ../nbs/17_manage.ipynb #eac3e5f5
+def _written_with(p, paths):
+    "The files a running session writes besides its transcript: its subagents' (folders' times say nothing)"
+    return [f for f in paths[1:] if f.is_file() and not f.is_symlink()] + list(Sess(p).agents.values())
+
+# %% ../nbs/17_manage.ipynb #336844cc
 def _stamp(): return datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S.%fZ')
 
 def _to_trash(paths, sid, why) -> Path:
@@ -144,11 +148,11 @@ def delete_sess(s, # the session, as `sess_file` names it
     if s is None: raise ValueError('Name the session to delete (an id, a unique id prefix, a title or a path)')
     paths = sess_paths(s, cwd)
     p = check_in_projects(paths[0])
-    if not force and (why := live_why(p, [*paths[1:], *Sess(p).agents.values()])):
+    if not force and (why := live_why(p, _written_with(p, paths))):
         raise ManageError(f'Session {p.stem} looks live ({why}): not deleted (force=True, or --force, deletes it)')
     return _to_trash(paths, p.stem, 'deleted')
 
-# %% ../nbs/17_manage.ipynb #53d31c57
+# %% ../nbs/17_manage.ipynb #2cce0d61
 def ls_trash() -> Rows:
     "The deletions in `trash_dir()`, newest first: when, the session id, why, and the trash folder"
     rows = []
@@ -183,7 +187,7 @@ def restore_sess(what, # a deleted session's id or unique id start (its newest d
     shutil.rmtree(entry)  # what is left is our own: the manifest and empty folders
     return L(dests)
 
-# %% ../nbs/17_manage.ipynb #23206b1c
+# %% ../nbs/17_manage.ipynb #d512c67e
 def msg_uuid(s=None, # the session, as `open_sess` takes it
              at=None, # a uuid or its unique start, or a record number as `prompts` and `replies` print it
              cwd=None, # the project directory for `.` and for ids
@@ -223,7 +227,7 @@ def fork_at(s=None, # the session, as `sess_file` names it
     if title is None: title = ' '.join((Sess(p).label or 'Forked session').split())[:100] + ' (fork)'
     return fork_sess(str(p), upto=upto, title=title, **kw)
 
-# %% ../nbs/17_manage.ipynb #c7041bb7
+# %% ../nbs/17_manage.ipynb #b6a0ab88
 _PATH_CH = r'\w.\-~+@%'  # characters that continue a path component
 
 def _path_re(olds) -> re.Pattern:
@@ -244,7 +248,7 @@ def _rw(o, sub):
     if isinstance(o, list): return [_rw(v, sub) for v in o]
     return o
 
-# %% ../nbs/17_manage.ipynb #9fa62b08
+# %% ../nbs/17_manage.ipynb #70d7ab1b
 def _rw_jsonl(data:bytes, sub, needles) -> tuple:
     "Transcript bytes `data` with `sub` applied in each line naming an old path; and how many lines changed"
     out, n = [], 0
@@ -272,7 +276,7 @@ def _rw_file(p:Path, sub, needles) -> tuple:
 
 def _needles(pairs): return {v for o in pairs for v in (o.encode(), json.dumps(o)[1:-1].encode())}
 
-# %% ../nbs/17_manage.ipynb #94d96fa6
+# %% ../nbs/17_manage.ipynb #d39bd311
 def _under(p, d): return p == d or p.startswith(d.rstrip('/') + '/')
 
 def _moved_dir(p:str, old:str, new:str) -> str: return new + p[len(old):]
@@ -308,7 +312,7 @@ def _plan_one(p:Path, old, new, copy) -> AttrDict:
                   keep=copy)
     it.state = 'rewrite' if dest_dir == src_dir else 'copy' if copy else 'move'
     it.paths = sess_paths(p)
-    if why := live_why(p, [*it.paths[1:], *Sess(p).agents.values()]): it.state, it.why = 'live', why
+    if why := live_why(p, _written_with(p, it.paths)): it.state, it.why = 'live', why
     return it
 
 def move_plan(old, # the directory the project was in
@@ -325,7 +329,7 @@ def move_plan(old, # the directory the project was in
             out.append(_plan_one(p, old, new, copy))
     return out
 
-# %% ../nbs/17_manage.ipynb #9b133c8c
+# %% ../nbs/17_manage.ipynb #94f564af
 def _stage_dir(it): return it.dest.parent/f'.llmsurgery-move-{it.sid}'
 
 def _write_moved(it, dry_run=False):
@@ -367,7 +371,8 @@ def _move_one(it, dry_run=False):
     if it.state in ('live', 'conflict'): return it
     if it.state == 'rewrite':
         sub, needles = path_sub(it.pairs), _needles(it.pairs)
-        for f in [g for f in it.paths for g in (_files(f) if f.is_dir() else [f])]:
+        files = [g for f in it.paths[1:] if not f.is_symlink() for g in (_files(f) if f.is_dir() else [f])]
+        for f in files + [it.src]:  # the transcript last: until it changes, a second run sees the session to do
             new, n = _rw_file(f, sub, needles)
             it.lines += n
             if n and not dry_run:
@@ -381,14 +386,15 @@ def _move_one(it, dry_run=False):
         if not have.startswith(data):
             it.state, it.why = 'conflict', f'{it.dest} exists and holds something else: left alone'
             return it
-        it.state = 'finish'
+        it.state = 'done' if it.keep and have == data else 'finish'
+        if it.state == 'done': return it  # copied before: the transcript lands last, so its folder is there
     if dry_run: return it
     _write_moved(it)
     _land(it)
     if not it.keep: _to_trash(it.paths, it.sid, f'moved to {it.dest}')
     return it
 
-# %% ../nbs/17_manage.ipynb #53a6249e
+# %% ../nbs/17_manage.ipynb #6f3f4759
 def _tidy(src_dir:Path, dest_dir:Path, copy:bool):
     "After its sessions left: the old project folder's `memory/` follows them, and the folder goes if it is empty"
     if not src_dir.is_dir() or src_dir == dest_dir or transcripts_in(src_dir): return

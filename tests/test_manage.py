@@ -396,3 +396,28 @@ def test_a_move_killed_anywhere_is_finished_by_the_next(moved_setup):
         assert len(move_proj(m.old, m.new)) == 0
     print(f"killed at {kills} points")
     assert kills >= 6  # it was killed at every rename and link of the job
+
+def test_move_with_subagents_then_in_place(tmp_path, monkeypatch):
+    "The recorded `subagent` fixture: its subagent transcripts move too; then a move to a name with the same folder"
+    from llmsurgery.fixtures import fixture
+    cfg = tmp_path/'cfg'
+    shutil.copytree(fixture('subagent')/'projects', cfg/'projects')
+    age(cfg)
+    monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(cfg))
+    monkeypatch.delenv('CLAUDE_CODE_SESSION_ID', raising=False)
+    old, mid, new = '/tmp/llmsurgery-rec/subagent', tmp_path/'agents-moved', tmp_path/'agents'/'moved'
+    mid.mkdir(), new.mkdir(parents=True)
+    assert proj_slug(str(mid)) == proj_slug(str(new))  # `-` and `/` give the same folder name
+    sid = cur_sess(old)
+    assert [i.state for i in move_proj(old, mid)] == ['move']
+    s = open_sess(sid)
+    assert len(s.agents) == 2 and all(f.is_relative_to(sess_dir(mid)) for f in s.agents.values())
+    for f in [s.path, *s.agents.values()]: assert old.encode() not in f.read_bytes()
+    age(cfg)
+    assert [i.state for i in move_proj(mid, new)] == ['rewrite']
+    assert open_sess(sid).cwd == str(new) and [i.cwd for i in list_sessions(directory=str(new))] == [str(new)]
+    for f in [s.path, *s.agents.values()]: assert not old_in(f.read_bytes(), mid)
+    with FakeAPI(timeout=300) as api:
+        assert record(cfg, new, api, 'Where now?', [[text_block('Here.')]], cont=True) == sid
+        body = json.dumps(api.reqs)
+    assert old not in body and not old_in(body.encode(), mid) and str(new) in body
