@@ -24,7 +24,7 @@ __all__ = ['LIVE_SECS', 'ManageError', 'clean_tag', 'rename_sess', 'tag_sess', '
            'live_why', 'delete_sess', 'ls_trash', 'restore_sess', 'msg_uuid', 'fork_at', 'path_sub', 'move_plan',
            'Moved', 'move_proj']
 
-# %% ../nbs/17_manage.ipynb #247d20ad
+# %% ../nbs/17_manage.ipynb #36688df7
 import os, re, time, json, errno, shutil, unicodedata, warnings
 from datetime import datetime, timezone
 from pathlib import Path
@@ -38,11 +38,11 @@ from .sess import *
 from .write import *
 from .forensics import sess_prompts, sess_replies
 
-# %% ../nbs/17_manage.ipynb #8456d2b0
+# %% ../nbs/17_manage.ipynb #70affeaf
 class ManageError(ValueError):
     "A rename, delete, fork or move llmsurgery refuses, and why"
 
-# %% ../nbs/17_manage.ipynb #70f3a563
+# %% ../nbs/17_manage.ipynb #ab5dd14e
 _TAG_DROP = re.compile('[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\ue000-\uf8ff]')
 
 def clean_tag(tag:str, # a tag as given
@@ -73,7 +73,7 @@ def tag_sess(s, # the session, as `sess_file` names it
     if tag is not None and not (tag := clean_tag(tag)): raise ValueError('A tag must not be empty (None clears it)')
     return append_sess([dict(type='tag', tag=tag or '', sessionId=p.stem)], str(p))
 
-# %% ../nbs/17_manage.ipynb #83669459
+# %% ../nbs/17_manage.ipynb #e29612ff
 LIVE_SECS = 10  # a transcript written this recently may be a running session's
 
 def trash_dir() -> Path:
@@ -115,7 +115,7 @@ def _written_with(p, paths):
     "The files a running session writes besides its transcript: its subagents' (folders' times say nothing)"
     return [f for f in paths[1:] if f.is_file() and not f.is_symlink()] + list(Sess(p).agents.values())
 
-# %% ../nbs/17_manage.ipynb #336844cc
+# %% ../nbs/17_manage.ipynb #09f81a8f
 def _stamp(): return datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S.%fZ')
 
 def _to_trash(paths, sid, why) -> Path:
@@ -152,7 +152,7 @@ def delete_sess(s, # the session, as `sess_file` names it
         raise ManageError(f'Session {p.stem} looks live ({why}): not deleted (force=True, or --force, deletes it)')
     return _to_trash(paths, p.stem, 'deleted')
 
-# %% ../nbs/17_manage.ipynb #2cce0d61
+# %% ../nbs/17_manage.ipynb #d25f1846
 def ls_trash() -> Rows:
     "The deletions in `trash_dir()`, newest first: when, the session id, why, and the trash folder"
     rows = []
@@ -187,7 +187,7 @@ def restore_sess(what, # a deleted session's id or unique id start (its newest d
     shutil.rmtree(entry)  # what is left is our own: the manifest and empty folders
     return L(dests)
 
-# %% ../nbs/17_manage.ipynb #d512c67e
+# %% ../nbs/17_manage.ipynb #12201656
 def msg_uuid(s=None, # the session, as `open_sess` takes it
              at=None, # a uuid or its unique start, or a record number as `prompts` and `replies` print it
              cwd=None, # the project directory for `.` and for ids
@@ -227,7 +227,7 @@ def fork_at(s=None, # the session, as `sess_file` names it
     if title is None: title = ' '.join((Sess(p).label or 'Forked session').split())[:100] + ' (fork)'
     return fork_sess(str(p), upto=upto, title=title, **kw)
 
-# %% ../nbs/17_manage.ipynb #b6a0ab88
+# %% ../nbs/17_manage.ipynb #281c1202
 _PATH_CH = r'\w.\-~+@%'  # characters that continue a path component
 
 def _path_re(olds) -> re.Pattern:
@@ -248,7 +248,7 @@ def _rw(o, sub):
     if isinstance(o, list): return [_rw(v, sub) for v in o]
     return o
 
-# %% ../nbs/17_manage.ipynb #70d7ab1b
+# %% ../nbs/17_manage.ipynb #ecd80478
 def _rw_jsonl(data:bytes, sub, needles) -> tuple:
     "Transcript bytes `data` with `sub` applied in each line naming an old path; and how many lines changed"
     out, n = [], 0
@@ -276,7 +276,7 @@ def _rw_file(p:Path, sub, needles) -> tuple:
 
 def _needles(pairs): return {v for o in pairs for v in (o.encode(), json.dumps(o)[1:-1].encode())}
 
-# %% ../nbs/17_manage.ipynb #d39bd311
+# %% ../nbs/17_manage.ipynb #f386d03c
 def _under(p, d): return p == d or p.startswith(d.rstrip('/') + '/')
 
 def _moved_dir(p:str, old:str, new:str) -> str: return new + p[len(old):]
@@ -326,10 +326,11 @@ def move_plan(old, # the directory the project was in
         for p in transcripts_in(d):
             s = sess_info(p)
             if s is None or not isinstance(s.cwd, str) or not _under(s.cwd, old): continue
+            if p.is_symlink(): skip_warn(p, 'a symlink, not a transcript Claude Code wrote: not moved'); continue
             out.append(_plan_one(p, old, new, copy))
     return out
 
-# %% ../nbs/17_manage.ipynb #94f564af
+# %% ../nbs/17_manage.ipynb #5f0d1dca
 def _stage_dir(it): return it.dest.parent/f'.llmsurgery-move-{it.sid}'
 
 def _write_moved(it, dry_run=False):
@@ -394,7 +395,7 @@ def _move_one(it, dry_run=False):
     if not it.keep: _to_trash(it.paths, it.sid, f'moved to {it.dest}')
     return it
 
-# %% ../nbs/17_manage.ipynb #6f3f4759
+# %% ../nbs/17_manage.ipynb #0e0accdc
 def _tidy(src_dir:Path, dest_dir:Path, copy:bool):
     "After its sessions left: the old project folder's `memory/` follows them, and the folder goes if it is empty"
     if not src_dir.is_dir() or src_dir == dest_dir or transcripts_in(src_dir): return
