@@ -21,10 +21,10 @@ Docs: https://llmsurgery.github.io/llmsurgery/manage.html.md"""
 
 # %% auto #0
 __all__ = ['LIVE_SECS', 'ManageError', 'clean_tag', 'rename_sess', 'tag_sess', 'trash_dir', 'sess_paths', 'check_in_projects',
-           'live_why', 'delete_sess', 'ls_trash', 'restore_sess', 'msg_uuid', 'fork_at', 'path_sub', 'move_plan',
-           'Moved', 'move_proj']
+           'running_sessions', 'live_why', 'delete_sess', 'ls_trash', 'restore_sess', 'msg_uuid', 'fork_at', 'path_sub',
+           'move_plan', 'Moved', 'move_proj']
 
-# %% ../nbs/17_manage.ipynb #36688df7
+# %% ../nbs/17_manage.ipynb #ad1a72ea
 import os, re, time, json, errno, shutil, unicodedata, warnings
 from datetime import datetime, timezone
 from pathlib import Path
@@ -38,11 +38,11 @@ from .sess import *
 from .write import *
 from .forensics import sess_prompts, sess_replies
 
-# %% ../nbs/17_manage.ipynb #70affeaf
+# %% ../nbs/17_manage.ipynb #67295491
 class ManageError(ValueError):
     "A rename, delete, fork or move llmsurgery refuses, and why"
 
-# %% ../nbs/17_manage.ipynb #ab5dd14e
+# %% ../nbs/17_manage.ipynb #6f33b969
 _TAG_DROP = re.compile('[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\ue000-\uf8ff]')
 
 def clean_tag(tag:str, # a tag as given
@@ -73,7 +73,7 @@ def tag_sess(s, # the session, as `sess_file` names it
     if tag is not None and not (tag := clean_tag(tag)): raise ValueError('A tag must not be empty (None clears it)')
     return append_sess([dict(type='tag', tag=tag or '', sessionId=p.stem)], str(p))
 
-# %% ../nbs/17_manage.ipynb #e29612ff
+# %% ../nbs/17_manage.ipynb #e0722c4a
 LIVE_SECS = 10  # a transcript written this recently may be a running session's
 
 def trash_dir() -> Path:
@@ -100,11 +100,27 @@ def check_in_projects(path, # a session transcript
                           'llmsurgery deletes and moves only those')
     return path
 
+def running_sessions() -> dict:
+    "The sessions a running Claude Code has open, by id: its process id, from `<config>/sessions/<pid>.json`"
+    out = {}
+    for f in (claude_dir()/'sessions').glob('*.json'):
+        try: d = orjson.loads(f.read_bytes())
+        except (OSError, ValueError): continue
+        if not isinstance(d, dict) or not is_sid(sid := d.get('sessionId')) or type(pid := d.get('pid')) is not int:
+            continue
+        try: os.kill(pid, 0)
+        except ProcessLookupError: continue  # a CLI that died left it behind
+        except OSError: pass  # alive, someone else's
+        out[sid] = pid
+    return out
+
 def live_why(path, # a session transcript
              others=(), # files of the session whose writing also counts (its subagents')
             ) -> str|None:
-    "Why the session at `path` looks live (named by `$CLAUDE_CODE_SESSION_ID`, or just written), or None"
-    if os.environ.get('CLAUDE_CODE_SESSION_ID') == Path(path).stem: return 'it is $CLAUDE_CODE_SESSION_ID, running'
+    "Why the session at `path` looks live (named by `$CLAUDE_CODE_SESSION_ID`, open in a CLI, just written), or None"
+    sid = Path(path).stem
+    if os.environ.get('CLAUDE_CODE_SESSION_ID') == sid: return 'it is $CLAUDE_CODE_SESSION_ID, running'
+    if pid := running_sessions().get(sid): return f'Claude Code (process {pid}) has it open'
     ages = []
     for f in [path, *others]:
         try: ages.append(time.time() - os.lstat(f).st_mtime)
@@ -115,7 +131,7 @@ def _written_with(p, paths):
     "The files a running session writes besides its transcript: its subagents' (folders' times say nothing)"
     return [f for f in paths[1:] if f.is_file() and not f.is_symlink()] + list(Sess(p).agents.values())
 
-# %% ../nbs/17_manage.ipynb #09f81a8f
+# %% ../nbs/17_manage.ipynb #154a239e
 def _stamp(): return datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S.%fZ')
 
 def _to_trash(paths, sid, why) -> Path:
@@ -152,7 +168,7 @@ def delete_sess(s, # the session, as `sess_file` names it
         raise ManageError(f'Session {p.stem} looks live ({why}): not deleted (force=True, or --force, deletes it)')
     return _to_trash(paths, p.stem, 'deleted')
 
-# %% ../nbs/17_manage.ipynb #d25f1846
+# %% ../nbs/17_manage.ipynb #a4c82edc
 def ls_trash() -> Rows:
     "The deletions in `trash_dir()`, newest first: when, the session id, why, and the trash folder"
     rows = []
@@ -187,7 +203,7 @@ def restore_sess(what, # a deleted session's id or unique id start (its newest d
     shutil.rmtree(entry)  # what is left is our own: the manifest and empty folders
     return L(dests)
 
-# %% ../nbs/17_manage.ipynb #12201656
+# %% ../nbs/17_manage.ipynb #21cfdf10
 def msg_uuid(s=None, # the session, as `open_sess` takes it
              at=None, # a uuid or its unique start, or a record number as `prompts` and `replies` print it
              cwd=None, # the project directory for `.` and for ids
@@ -227,7 +243,7 @@ def fork_at(s=None, # the session, as `sess_file` names it
     if title is None: title = ' '.join((Sess(p).label or 'Forked session').split())[:100] + ' (fork)'
     return fork_sess(str(p), upto=upto, title=title, **kw)
 
-# %% ../nbs/17_manage.ipynb #281c1202
+# %% ../nbs/17_manage.ipynb #dbcb8a7d
 _PATH_CH = r'\w.\-~+@%'  # characters that continue a path component
 
 def _path_re(olds) -> re.Pattern:
@@ -248,7 +264,7 @@ def _rw(o, sub):
     if isinstance(o, list): return [_rw(v, sub) for v in o]
     return o
 
-# %% ../nbs/17_manage.ipynb #ecd80478
+# %% ../nbs/17_manage.ipynb #23710db1
 def _rw_jsonl(data:bytes, sub, needles) -> tuple:
     "Transcript bytes `data` with `sub` applied in each line naming an old path; and how many lines changed"
     out, n = [], 0
@@ -276,7 +292,7 @@ def _rw_file(p:Path, sub, needles) -> tuple:
 
 def _needles(pairs): return {v for o in pairs for v in (o.encode(), json.dumps(o)[1:-1].encode())}
 
-# %% ../nbs/17_manage.ipynb #f386d03c
+# %% ../nbs/17_manage.ipynb #47368a08
 def _under(p, d): return p == d or p.startswith(d.rstrip('/') + '/')
 
 def _moved_dir(p:str, old:str, new:str) -> str: return new + p[len(old):]
@@ -330,7 +346,7 @@ def move_plan(old, # the directory the project was in
             out.append(_plan_one(p, old, new, copy))
     return out
 
-# %% ../nbs/17_manage.ipynb #5f0d1dca
+# %% ../nbs/17_manage.ipynb #7e75c2fb
 def _stage_dir(it): return it.dest.parent/f'.llmsurgery-move-{it.sid}'
 
 def _write_moved(it, dry_run=False):
@@ -395,7 +411,7 @@ def _move_one(it, dry_run=False):
     if not it.keep: _to_trash(it.paths, it.sid, f'moved to {it.dest}')
     return it
 
-# %% ../nbs/17_manage.ipynb #0e0accdc
+# %% ../nbs/17_manage.ipynb #0027a2df
 def _tidy(src_dir:Path, dest_dir:Path, copy:bool):
     "After its sessions left: the old project folder's `memory/` follows them, and the folder goes if it is empty"
     if not src_dir.is_dir() or src_dir == dest_dir or transcripts_in(src_dir): return
