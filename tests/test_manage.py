@@ -421,3 +421,21 @@ def test_move_with_subagents_then_in_place(tmp_path, monkeypatch):
         assert record(cfg, new, api, 'Where now?', [[text_block('Here.')]], cont=True) == sid
         body = json.dumps(api.reqs)
     assert old not in body and not old_in(body.encode(), mid) and str(new) in body
+
+def test_a_session_open_in_the_cli_is_live_to_delete_and_move(tmp_path, monkeypatch):
+    """From inside a running session, with $CLAUDE_CODE_SESSION_ID unset and the transcript aged, the CLI's own
+    record of its open session (<config>/sessions/<pid>.json) still makes delete refuse and move leave it alone"""
+    cfg, cwd = tmp_path/'cfg', tmp_path/'proj'
+    cwd.mkdir()
+    llms = Path(sys.executable).parent/'llmsurgery'
+    cmd = ('S=$CLAUDE_CODE_SESSION_ID; touch -d "1 hour ago" "$CLAUDE_CONFIG_DIR"/projects/*/$S.jsonl; '
+           f'env -u CLAUDE_CODE_SESSION_ID {llms} delete $S --yes; echo "delete rc=$?"; '
+           f'env -u CLAUDE_CODE_SESSION_ID {llms} move {cwd} {tmp_path}/elsewhere; echo "move rc=$?"')
+    with FakeAPI(timeout=300) as api:
+        sid = record(cfg, cwd, api, 'Try to delete yourself', [[tool_use_block('Bash', {'command': cmd,
+                     'description': 'try'})], [text_block('Still here.')]])
+        out = json.dumps(api.reqs[-1]['messages'])
+    assert 'Claude Code (process' in out and 'has it open' in out and 'delete rc=2' in out and 'move rc=1' in out
+    monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(cfg))
+    assert sess_file(sid).parent == sess_dir(cwd) and not ls_trash()
+    assert running_sessions() == {}  # the CLI removed its record when it exited
