@@ -154,7 +154,8 @@ def test_renamed_and_tagged_session_lists_and_resumes_the_same(env):
     rc, out, _ = run_cli('ls', env.cwd)
     assert rc == 0 and '[kept] Renamed' in out
     assert sess_file('Renamed') == env.path
-    assert resumed_msgs(env.cfg, env.cwd, env.sid) == want == (env.sid, want[1])
+    # the real CLI resumes it by its new title (`claude --resume TITLE` looks titles up), as it was
+    assert resumed_msgs(env.cfg, env.cwd, 'Renamed') == want == (env.sid, want[1])
     # after the CLI resumed it (and appended its own metadata), the title and tag are still there
     info = get_session_info(env.sid, directory=str(env.cwd))
     assert (info.custom_title, info.tag) == ('Renamed', 'kept')
@@ -439,3 +440,21 @@ def test_a_session_open_in_the_cli_is_live_to_delete_and_move(tmp_path, monkeypa
     monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(cfg))
     assert sess_file(sid).parent == sess_dir(cwd) and not ls_trash()
     assert running_sessions() == {}  # the CLI removed its record when it exited
+
+def test_delete_asks_on_a_terminal(env):
+    "On a terminal `delete` asks: no keeps the session, yes moves it to the trash"
+    import pty, select
+    llms = Path(sys.executable).parent/'llmsurgery'
+    for answer, kept in ((b'n\n', True), (b'y\n', False)):
+        master, slave = pty.openpty()
+        p = subprocess.Popen([str(llms), 'delete', env.sid[:8]], stdin=slave, stdout=slave, stderr=slave,
+                             env=dict(os.environ), close_fds=True)
+        os.close(slave)
+        got = b''
+        while b'[y/N]' not in got:
+            assert select.select([master], [], [], 60)[0], got  # bounded: no prompt in a minute fails
+            got += os.read(master, 1024)
+        os.write(master, answer)
+        assert p.wait(timeout=60) == (1 if kept else 0)
+        os.close(master)
+        assert env.path.exists() == kept and b'Delete session ' + env.sid.encode() in got
