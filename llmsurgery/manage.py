@@ -24,8 +24,8 @@ __all__ = ['LIVE_SECS', 'ManageError', 'clean_tag', 'rename_sess', 'tag_sess', '
            'running_sessions', 'live_why', 'delete_sess', 'ls_trash', 'restore_sess', 'msg_uuid', 'fork_at', 'path_sub',
            'move_plan', 'Moved', 'move_proj']
 
-# %% ../nbs/17_manage.ipynb #274e6e89
-import os, re, time, json, errno, shutil, unicodedata, warnings
+# %% ../nbs/17_manage.ipynb #79d10857
+import os, re, glob, time, json, errno, shutil, unicodedata, warnings
 from datetime import datetime, timezone
 from pathlib import Path
 from fastcore.basics import AttrDict, first
@@ -38,11 +38,11 @@ from .sess import *
 from .write import *
 from .forensics import sess_prompts, sess_replies
 
-# %% ../nbs/17_manage.ipynb #b2fadd78
+# %% ../nbs/17_manage.ipynb #98aabbf1
 class ManageError(ValueError):
     "A rename, delete, fork or move llmsurgery refuses, and why"
 
-# %% ../nbs/17_manage.ipynb #fb4a1944
+# %% ../nbs/17_manage.ipynb #a9d809a0
 _TAG_DROP = re.compile('[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\ue000-\uf8ff]')
 
 def clean_tag(tag:str, # a tag as given
@@ -73,7 +73,7 @@ def tag_sess(s, # the session, as `sess_file` names it
     if tag is not None and not (tag := clean_tag(tag)): raise ValueError('A tag must not be empty (None clears it)')
     return append_sess([dict(type='tag', tag=tag or '', sessionId=p.stem)], str(p))
 
-# %% ../nbs/17_manage.ipynb #6e0bde6d
+# %% ../nbs/17_manage.ipynb #fa2de595
 LIVE_SECS = 10  # a transcript written this recently may be a running session's
 
 def trash_dir() -> Path:
@@ -131,7 +131,7 @@ def _written_with(p, paths):
     "The files a running session writes besides its transcript: its subagents' (folders' times say nothing)"
     return [f for f in paths[1:] if f.is_file() and not f.is_symlink()] + list(Sess(p).agents.values())
 
-# %% ../nbs/17_manage.ipynb #11902a98
+# %% ../nbs/17_manage.ipynb #7b74ee26
 def _stamp(): return datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S.%fZ')
 
 def _to_trash(paths, sid, why) -> Path:
@@ -168,7 +168,7 @@ def delete_sess(s, # the session, as `sess_file` names it
         raise ManageError(f'Session {p.stem} looks live ({why}): not deleted (force=True, or --force, deletes it)')
     return _to_trash(paths, p.stem, 'deleted')
 
-# %% ../nbs/17_manage.ipynb #299958a6
+# %% ../nbs/17_manage.ipynb #b368fcd8
 def ls_trash() -> Rows:
     "The deletions in `trash_dir()`, newest first: when, the session id, why, and the trash folder"
     rows = []
@@ -197,13 +197,16 @@ def restore_sess(what, # a deleted session's id or unique id start (its newest d
     dests = [projects_dir()/p.parent.name/p.name for p in items]
     if clash := [str(d) for d in dests if _lexists(d)]:
         raise ManageError(f'Not restored: {", ".join(clash)} exists already (move it away first)')
+    for p in items:  # a moved session's old copy: restoring it would give the session two transcripts
+        if p.suffix == '.jsonl' and (there := first(projects_dir().glob(f'*/{glob.escape(p.name)}'))):
+            raise ManageError(f'Not restored: session {p.stem} is at {there} (moved there?); move that away first')
     for p, d in zip(items, dests):
         d.parent.mkdir(parents=True, exist_ok=True)
         os.rename(p, d)
     shutil.rmtree(entry)  # what is left is our own: the manifest and empty folders
     return L(dests)
 
-# %% ../nbs/17_manage.ipynb #12e3a26d
+# %% ../nbs/17_manage.ipynb #2792c6f8
 def msg_uuid(s=None, # the session, as `open_sess` takes it
              at=None, # a uuid or its unique start, or a record number as `prompts` and `replies` print it
              cwd=None, # the project directory for `.` and for ids
@@ -243,7 +246,7 @@ def fork_at(s=None, # the session, as `sess_file` names it
     if title is None: title = ' '.join((Sess(p).label or 'Forked session').split())[:100] + ' (fork)'
     return fork_sess(str(p), upto=upto, title=title, **kw)
 
-# %% ../nbs/17_manage.ipynb #c98cd1cf
+# %% ../nbs/17_manage.ipynb #02775463
 _PATH_CH = r'\w.\-~+@%'  # characters that continue a path component
 
 def _path_re(olds) -> re.Pattern:
@@ -264,7 +267,7 @@ def _rw(o, sub):
     if isinstance(o, list): return [_rw(v, sub) for v in o]
     return o
 
-# %% ../nbs/17_manage.ipynb #3336756a
+# %% ../nbs/17_manage.ipynb #732b25e5
 def _rw_jsonl(data:bytes, sub, needles) -> tuple:
     "Transcript bytes `data` with `sub` applied in each line naming an old path; and how many lines changed"
     out, n = [], 0
@@ -292,7 +295,7 @@ def _rw_file(p:Path, sub, needles) -> tuple:
 
 def _needles(pairs): return {v for o in pairs for v in (o.encode(), json.dumps(o)[1:-1].encode())}
 
-# %% ../nbs/17_manage.ipynb #5a6042ff
+# %% ../nbs/17_manage.ipynb #fc6f28b5
 def _under(p, d): return p == d or p.startswith(d.rstrip('/') + '/')
 
 def _moved_dir(p:str, old:str, new:str) -> str: return new + p[len(old):]
@@ -346,7 +349,7 @@ def move_plan(old, # the directory the project was in
             out.append(_plan_one(p, old, new, copy))
     return out
 
-# %% ../nbs/17_manage.ipynb #2dc5c1c0
+# %% ../nbs/17_manage.ipynb #56761d16
 def _stage_dir(it): return it.dest.parent/f'.llmsurgery-move-{it.sid}'
 
 def _write_moved(it, dry_run=False):
@@ -411,7 +414,7 @@ def _move_one(it, dry_run=False):
     if not it.keep: _to_trash(it.paths, it.sid, f'moved to {it.dest}')
     return it
 
-# %% ../nbs/17_manage.ipynb #2dcc2403
+# %% ../nbs/17_manage.ipynb #f13c5bc8
 def _tidy(src_dir:Path, dest_dir:Path, copy:bool):
     "After its sessions left: the old project folder's `memory/` follows them, and the folder goes if it is empty"
     if not src_dir.is_dir() or src_dir == dest_dir or transcripts_in(src_dir): return

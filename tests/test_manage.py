@@ -458,3 +458,10 @@ def test_delete_asks_on_a_terminal(env):
         assert p.wait(timeout=60) == (1 if kept else 0)
         os.close(master)
         assert env.path.exists() == kept and b'Delete session ' + env.sid.encode() in got
+
+def test_restore_refuses_a_moved_sessions_old_copy(moved_setup):
+    m = moved_setup
+    move_proj(m.old, m.new)
+    entry = next(r for r in ls_trash() if r.sid == m.s1)
+    with pytest.raises(ManageError, match='moved there'): restore_sess(entry.path)
+    assert len(list(m.cfg.glob(f'projects/*/{m.s1}.jsonl'))) == 1
