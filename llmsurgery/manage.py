@@ -24,7 +24,7 @@ __all__ = ['LIVE_SECS', 'ManageError', 'clean_tag', 'rename_sess', 'tag_sess', '
            'running_sessions', 'live_why', 'delete_sess', 'ls_trash', 'restore_sess', 'msg_uuid', 'fork_at', 'path_sub',
            'move_plan', 'Moved', 'move_proj']
 
-# %% ../nbs/17_manage.ipynb #79d10857
+# %% ../nbs/17_manage.ipynb #5ada249b
 import os, re, glob, time, json, errno, shutil, unicodedata, warnings
 from datetime import datetime, timezone
 from pathlib import Path
@@ -38,11 +38,11 @@ from .sess import *
 from .write import *
 from .forensics import sess_prompts, sess_replies
 
-# %% ../nbs/17_manage.ipynb #98aabbf1
+# %% ../nbs/17_manage.ipynb #032bd00b
 class ManageError(ValueError):
     "A rename, delete, fork or move llmsurgery refuses, and why"
 
-# %% ../nbs/17_manage.ipynb #a9d809a0
+# %% ../nbs/17_manage.ipynb #c93401af
 _TAG_DROP = re.compile('[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\ue000-\uf8ff]')
 
 def clean_tag(tag:str, # a tag as given
@@ -73,7 +73,7 @@ def tag_sess(s, # the session, as `sess_file` names it
     if tag is not None and not (tag := clean_tag(tag)): raise ValueError('A tag must not be empty (None clears it)')
     return append_sess([dict(type='tag', tag=tag or '', sessionId=p.stem)], str(p))
 
-# %% ../nbs/17_manage.ipynb #fa2de595
+# %% ../nbs/17_manage.ipynb #d858094a
 LIVE_SECS = 10  # a transcript written this recently may be a running session's
 
 def trash_dir() -> Path:
@@ -131,7 +131,7 @@ def _written_with(p, paths):
     "The files a running session writes besides its transcript: its subagents' (folders' times say nothing)"
     return [f for f in paths[1:] if f.is_file() and not f.is_symlink()] + list(Sess(p).agents.values())
 
-# %% ../nbs/17_manage.ipynb #7b74ee26
+# %% ../nbs/17_manage.ipynb #c76f0d41
 def _stamp(): return datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S.%fZ')
 
 def _to_trash(paths, sid, why) -> Path:
@@ -168,7 +168,7 @@ def delete_sess(s, # the session, as `sess_file` names it
         raise ManageError(f'Session {p.stem} looks live ({why}): not deleted (force=True, or --force, deletes it)')
     return _to_trash(paths, p.stem, 'deleted')
 
-# %% ../nbs/17_manage.ipynb #b368fcd8
+# %% ../nbs/17_manage.ipynb #9a53c776
 def ls_trash() -> Rows:
     "The deletions in `trash_dir()`, newest first: when, the session id, why, and the trash folder"
     rows = []
@@ -206,7 +206,7 @@ def restore_sess(what, # a deleted session's id or unique id start (its newest d
     shutil.rmtree(entry)  # what is left is our own: the manifest and empty folders
     return L(dests)
 
-# %% ../nbs/17_manage.ipynb #2792c6f8
+# %% ../nbs/17_manage.ipynb #558cdf0a
 def msg_uuid(s=None, # the session, as `open_sess` takes it
              at=None, # a uuid or its unique start, or a record number as `prompts` and `replies` print it
              cwd=None, # the project directory for `.` and for ids
@@ -246,7 +246,7 @@ def fork_at(s=None, # the session, as `sess_file` names it
     if title is None: title = ' '.join((Sess(p).label or 'Forked session').split())[:100] + ' (fork)'
     return fork_sess(str(p), upto=upto, title=title, **kw)
 
-# %% ../nbs/17_manage.ipynb #02775463
+# %% ../nbs/17_manage.ipynb #10c3d038
 _PATH_CH = r'\w.\-~+@%'  # characters that continue a path component
 
 def _path_re(olds) -> re.Pattern:
@@ -267,7 +267,7 @@ def _rw(o, sub):
     if isinstance(o, list): return [_rw(v, sub) for v in o]
     return o
 
-# %% ../nbs/17_manage.ipynb #732b25e5
+# %% ../nbs/17_manage.ipynb #331e4cc7
 def _rw_jsonl(data:bytes, sub, needles) -> tuple:
     "Transcript bytes `data` with `sub` applied in each line naming an old path; and how many lines changed"
     out, n = [], 0
@@ -295,7 +295,7 @@ def _rw_file(p:Path, sub, needles) -> tuple:
 
 def _needles(pairs): return {v for o in pairs for v in (o.encode(), json.dumps(o)[1:-1].encode())}
 
-# %% ../nbs/17_manage.ipynb #fc6f28b5
+# %% ../nbs/17_manage.ipynb #88fcc7f1
 def _under(p, d): return p == d or p.startswith(d.rstrip('/') + '/')
 
 def _moved_dir(p:str, old:str, new:str) -> str: return new + p[len(old):]
@@ -349,7 +349,7 @@ def move_plan(old, # the directory the project was in
             out.append(_plan_one(p, old, new, copy))
     return out
 
-# %% ../nbs/17_manage.ipynb #56761d16
+# %% ../nbs/17_manage.ipynb #855376b5
 def _stage_dir(it): return it.dest.parent/f'.llmsurgery-move-{it.sid}'
 
 def _write_moved(it, dry_run=False):
@@ -373,7 +373,7 @@ def _write_moved(it, dry_run=False):
     shutil.copystat(it.src, stage/it.src.name)  # the same modification time: still the newest, or not
     return data
 
-def _land(it):
+def _land(it, update=False):
     "Put the staged files in place, the transcript last and in one step (a hard link: never over another file)"
     stage, dd = _stage_dir(it), it.dest.parent
     for f in sorted(stage.iterdir(), key=lambda f: f.name == it.src.name):
@@ -381,7 +381,9 @@ def _land(it):
         if f.name == it.src.name:
             try: os.link(f, t)
             except FileExistsError:  # a run that died had put it there; it may have been resumed since
-                if not t.read_bytes().startswith(f.read_bytes()):
+                have, new = t.read_bytes(), f.read_bytes()
+                if update and new.startswith(have) and len(new) > len(have): os.replace(f, t)
+                elif not have.startswith(new):
                     raise ManageError(f'{t} appeared meanwhile, holding something else') from None
         elif not _lexists(t): os.rename(f, t)
         elif f.is_dir(): shutil.copytree(f, t, dirs_exist_ok=True)  # a run that died had begun it
@@ -400,21 +402,29 @@ def _move_one(it, dry_run=False):
                 atomic_write(f, new, replace=True)
                 os.utime(f, (st.st_atime, st.st_mtime))
         return it
+    sig = _sig(it.src)
     data = _write_moved(it, dry_run=True)
     if it.dest.exists():
         have = it.dest.read_bytes()
-        if not have.startswith(data):
+        if have.startswith(data): it.state = 'done' if it.keep and have == data else 'finish'
+        elif data.startswith(have): it.state = 'update'  # an earlier copy, and the old session went on since
+        else:
             it.state, it.why = 'conflict', f'{it.dest} exists and holds something else: left alone'
             return it
-        it.state = 'done' if it.keep and have == data else 'finish'
         if it.state == 'done': return it  # copied before: the transcript lands last, so its folder is there
     if dry_run: return it
     _write_moved(it)
-    _land(it)
-    if not it.keep: _to_trash(it.paths, it.sid, f'moved to {it.dest}')
+    _land(it, update=it.state == 'update')
+    if _sig(it.src) != sig:  # the CLI wrote to it meanwhile: the new place has a copy without its last lines
+        it.state, it.why = 'conflict', 'it was written while it moved: the old copy stays; run the move again'
+    elif not it.keep: _to_trash(it.paths, it.sid, f'moved to {it.dest}')
     return it
 
-# %% ../nbs/17_manage.ipynb #f13c5bc8
+def _sig(p):
+    st = os.stat(p)
+    return st.st_size, st.st_mtime_ns
+
+# %% ../nbs/17_manage.ipynb #478e3fc3
 def _tidy(src_dir:Path, dest_dir:Path, copy:bool):
     "After its sessions left: the old project folder's `memory/` follows them, and the folder goes if it is empty"
     if not src_dir.is_dir() or src_dir == dest_dir or transcripts_in(src_dir): return

@@ -465,3 +465,31 @@ def test_restore_refuses_a_moved_sessions_old_copy(moved_setup):
     entry = next(r for r in ls_trash() if r.sid == m.s1)
     with pytest.raises(ManageError, match='moved there'): restore_sess(entry.path)
     assert len(list(m.cfg.glob(f'projects/*/{m.s1}.jsonl'))) == 1
+
+def test_a_session_written_while_it_moves_stays_and_the_next_run_updates_the_copy(moved_setup, monkeypatch):
+    import llmsurgery.manage as manage
+    m = moved_setup
+    src = next(m.cfg.glob(f'projects/*/{m.s1}.jsonl'))
+    line = json.dumps(dict(type='last-prompt', lastPrompt='more', sessionId=m.s1)).encode() + b'\n'
+    land = manage._land
+    def land_then_write(it, **kw):  # as if the CLI appended a line while the session moved
+        land(it, **kw)
+        if it.sid == m.s1:
+            with open(src, 'ab') as f: f.write(line)
+    monkeypatch.setattr(manage, '_land', land_then_write)
+    with pytest.warns(UserWarning, match='written while it moved'): res = move_proj(m.old, m.new)
+    assert {i.sid: i.state for i in res}[m.s1] == 'conflict' and src.exists()
+    monkeypatch.setattr(manage, '_land', land)
+    age(m.cfg)
+    assert [(i.sid, i.state) for i in move_proj(m.old, m.new)] == [(m.s1, 'update')]
+    assert not src.exists() and (sess_dir(m.new)/src.name).read_bytes().endswith(line)
+    # --copy, then the old session goes on: the next copy brings the new place up to date
+    a, b = m.root/'old'/'proj2', m.root/'p2'
+    b.mkdir()
+    assert [(i.sid, i.state) for i in move_proj(a, b, copy=True)] == [(m.s3, 'copy')]
+    assert [(i.sid, i.state) for i in move_proj(a, b, copy=True)] == [(m.s3, 'done')]
+    rename_sess(m.s3, 'Later still')
+    age(m.cfg)
+    assert [(i.sid, i.state) for i in move_proj(a, b, copy=True)] == [(m.s3, 'update')]
+    assert get_session_info(m.s3, directory=str(b)).custom_title == 'Later still'
+    assert get_session_info(m.s3, directory=str(a)).custom_title == 'Later still'  # and the old one is kept
