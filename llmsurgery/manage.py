@@ -24,7 +24,7 @@ __all__ = ['LIVE_SECS', 'ManageError', 'clean_tag', 'rename_sess', 'tag_sess', '
            'running_sessions', 'live_why', 'delete_sess', 'ls_trash', 'restore_sess', 'msg_uuid', 'fork_at', 'path_sub',
            'move_plan', 'Moved', 'move_proj']
 
-# %% ../nbs/17_manage.ipynb #5ada249b
+# %% ../nbs/17_manage.ipynb #e7e8a934
 import os, re, glob, time, json, errno, shutil, unicodedata, warnings
 from datetime import datetime, timezone
 from pathlib import Path
@@ -38,11 +38,11 @@ from .sess import *
 from .write import *
 from .forensics import sess_prompts, sess_replies
 
-# %% ../nbs/17_manage.ipynb #032bd00b
+# %% ../nbs/17_manage.ipynb #cafb88bd
 class ManageError(ValueError):
     "A rename, delete, fork or move llmsurgery refuses, and why"
 
-# %% ../nbs/17_manage.ipynb #c93401af
+# %% ../nbs/17_manage.ipynb #15d16173
 _TAG_DROP = re.compile('[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\ue000-\uf8ff]')
 
 def clean_tag(tag:str, # a tag as given
@@ -73,7 +73,7 @@ def tag_sess(s, # the session, as `sess_file` names it
     if tag is not None and not (tag := clean_tag(tag)): raise ValueError('A tag must not be empty (None clears it)')
     return append_sess([dict(type='tag', tag=tag or '', sessionId=p.stem)], str(p))
 
-# %% ../nbs/17_manage.ipynb #d858094a
+# %% ../nbs/17_manage.ipynb #f6372bce
 LIVE_SECS = 10  # a transcript written this recently may be a running session's
 
 def trash_dir() -> Path:
@@ -131,7 +131,7 @@ def _written_with(p, paths):
     "The files a running session writes besides its transcript: its subagents' (folders' times say nothing)"
     return [f for f in paths[1:] if f.is_file() and not f.is_symlink()] + list(Sess(p).agents.values())
 
-# %% ../nbs/17_manage.ipynb #c76f0d41
+# %% ../nbs/17_manage.ipynb #d92ddd27
 def _stamp(): return datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S.%fZ')
 
 def _to_trash(paths, sid, why) -> Path:
@@ -168,7 +168,7 @@ def delete_sess(s, # the session, as `sess_file` names it
         raise ManageError(f'Session {p.stem} looks live ({why}): not deleted (force=True, or --force, deletes it)')
     return _to_trash(paths, p.stem, 'deleted')
 
-# %% ../nbs/17_manage.ipynb #9a53c776
+# %% ../nbs/17_manage.ipynb #a13d4b19
 def ls_trash() -> Rows:
     "The deletions in `trash_dir()`, newest first: when, the session id, why, and the trash folder"
     rows = []
@@ -206,7 +206,7 @@ def restore_sess(what, # a deleted session's id or unique id start (its newest d
     shutil.rmtree(entry)  # what is left is our own: the manifest and empty folders
     return L(dests)
 
-# %% ../nbs/17_manage.ipynb #558cdf0a
+# %% ../nbs/17_manage.ipynb #130536fd
 def msg_uuid(s=None, # the session, as `open_sess` takes it
              at=None, # a uuid or its unique start, or a record number as `prompts` and `replies` print it
              cwd=None, # the project directory for `.` and for ids
@@ -246,7 +246,7 @@ def fork_at(s=None, # the session, as `sess_file` names it
     if title is None: title = ' '.join((Sess(p).label or 'Forked session').split())[:100] + ' (fork)'
     return fork_sess(str(p), upto=upto, title=title, **kw)
 
-# %% ../nbs/17_manage.ipynb #10c3d038
+# %% ../nbs/17_manage.ipynb #7594310c
 _PATH_CH = r'\w.\-~+@%'  # characters that continue a path component
 
 def _path_re(olds) -> re.Pattern:
@@ -267,7 +267,7 @@ def _rw(o, sub):
     if isinstance(o, list): return [_rw(v, sub) for v in o]
     return o
 
-# %% ../nbs/17_manage.ipynb #331e4cc7
+# %% ../nbs/17_manage.ipynb #44fb4ab9
 def _rw_jsonl(data:bytes, sub, needles) -> tuple:
     "Transcript bytes `data` with `sub` applied in each line naming an old path; and how many lines changed"
     out, n = [], 0
@@ -295,7 +295,7 @@ def _rw_file(p:Path, sub, needles) -> tuple:
 
 def _needles(pairs): return {v for o in pairs for v in (o.encode(), json.dumps(o)[1:-1].encode())}
 
-# %% ../nbs/17_manage.ipynb #88fcc7f1
+# %% ../nbs/17_manage.ipynb #28b63b18
 def _under(p, d): return p == d or p.startswith(d.rstrip('/') + '/')
 
 def _moved_dir(p:str, old:str, new:str) -> str: return new + p[len(old):]
@@ -349,7 +349,7 @@ def move_plan(old, # the directory the project was in
             out.append(_plan_one(p, old, new, copy))
     return out
 
-# %% ../nbs/17_manage.ipynb #855376b5
+# %% ../nbs/17_manage.ipynb #2f23a8de
 def _stage_dir(it): return it.dest.parent/f'.llmsurgery-move-{it.sid}'
 
 def _write_moved(it, dry_run=False):
@@ -406,7 +406,7 @@ def _move_one(it, dry_run=False):
     data = _write_moved(it, dry_run=True)
     if it.dest.exists():
         have = it.dest.read_bytes()
-        if have.startswith(data): it.state = 'done' if it.keep and have == data else 'finish'
+        if have.startswith(data): it.state = 'done' if it.keep else 'finish'  # (resumed in the new place since?)
         elif data.startswith(have): it.state = 'update'  # an earlier copy, and the old session went on since
         else:
             it.state, it.why = 'conflict', f'{it.dest} exists and holds something else: left alone'
@@ -424,7 +424,7 @@ def _sig(p):
     st = os.stat(p)
     return st.st_size, st.st_mtime_ns
 
-# %% ../nbs/17_manage.ipynb #478e3fc3
+# %% ../nbs/17_manage.ipynb #82fdd170
 def _tidy(src_dir:Path, dest_dir:Path, copy:bool):
     "After its sessions left: the old project folder's `memory/` follows them, and the folder goes if it is empty"
     if not src_dir.is_dir() or src_dir == dest_dir or transcripts_in(src_dir): return

@@ -488,7 +488,7 @@ def test_a_session_written_while_it_moves_stays_and_the_next_run_updates_the_cop
     b.mkdir()
     assert [(i.sid, i.state) for i in move_proj(a, b, copy=True)] == [(m.s3, 'copy')]
     assert [(i.sid, i.state) for i in move_proj(a, b, copy=True)] == [(m.s3, 'done')]
-    rename_sess(m.s3, 'Later still')
+    rename_sess(sess_dir(a)/f'{m.s3}.jsonl', 'Later still')  # the old one (its id now names two transcripts)
     age(m.cfg)
     assert [(i.sid, i.state) for i in move_proj(a, b, copy=True)] == [(m.s3, 'update')]
     assert get_session_info(m.s3, directory=str(b)).custom_title == 'Later still'
