@@ -283,7 +283,7 @@ def model_prices(model, # a model name, e.g. `claude-sonnet-4-6`
                 ) -> dict:
     "The prices of `model` per token in fastllm's keys, or {} when nobody prices it: every lookup of a price is this"
     if not isinstance(model, str) or not model: return {}
-    if not (cid := claude_id(model)): return _fastllm_prices(model)
+    if not (cid := claude_id(model)): return _fastllm_prices(re.sub(r'\[1m\]$', '', model))  # Claude Code's suffix
     # fastllm's table holds some Claude models only under their Bedrock names, at the list price but without the
     # 1-hour cache writes; what it lacks comes from Anthropic's list prices
     table = first(p for n in (model, cid, f'anthropic.{cid}-v1:0', f'anthropic.{cid}-v2:0')

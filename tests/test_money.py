@@ -56,6 +56,11 @@ def test_alias(alias):
     assert claude_id(alias) == ALIASES[alias]
     assert model_rates(alias) == model_rates(ALIASES[alias])
 
+def test_1m_suffix():
+    "Claude Code's `[1m]` suffix (the 1M-token context window) names the same model"
+    assert model_rates('claude-sonnet-4-6[1m]') == model_rates('claude-sonnet-4-6') is not None
+    assert model_rates('claude-opus-4-6[1m]') == model_rates('claude-opus-4-6') is not None
+
 def test_one_message():
     "A million tokens of each kind, one hour writes included, on the models of 2025 that cost $0 before"
     u = dict(input_tokens=10**6, output_tokens=10**6, cache_read_input_tokens=10**6,
@@ -95,6 +100,12 @@ def test_recorded_fallback(tmp_path, monkeypatch):
     assert (u2[0].cost, u2[0].cost_source) == (0.01 * u2[0].messages, RECORDED)
     m = find_usage('model')
     assert (m[0].cost, m[0].cost_source) == (u2[0].cost, RECORDED)
+    from llmsurgery.index import ArchiveIndex
+    monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path/'cache'))
+    for by in ('model', 'session', 'day'):  # the index answers as the scan does, recorded costs included
+        ix = find_usage(by, index=ArchiveIndex())
+        assert [(o.cost, o.cost_source) for o in ix] == [(o.cost, o.cost_source) for o in find_usage(by)]
+        assert ix.total.cost == u2[0].cost
 
 def test_unknown_says_so(tmp_path):
     cfg, p = _with_model(tmp_path, 'claude-made-up-9')
