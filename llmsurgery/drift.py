@@ -125,7 +125,11 @@ know('ignored: a system row\'s details; the thread passes system rows by their p
      'writtenPaths microcompactMetadata fallbackModel originalModel originalModelName persistedAsDefault choice '
      'trigger apiRefusalCategory apiRefusalExplanation refusedUserMessageUuid retractedMessageUuids scope direction '
      'requestId heardAtNextPrompt commands persist plugin id source_uuid hook_no_verdict launchedAgentId tag '
-     'remoteSourced', 'system')
+     'remoteSourced messagesSummarized preTokens userContext neutralizedByFork', 'system')
+know('ignored: where a `/branch` copy came from; `requestSessionId` is what counts a copy for its original',
+     'forkedFrom sessionKind', CHAIN)
+know('ignored: tool results Claude Code replaced to save context, for its own resume; the results are in the records',
+     'content-replacement content-replacement.*')
 know('ignored: a system row\'s kind; the thread passes system rows by their place, not their content',
      ' '.join(f'system:{k}' for k in ('turn_duration api_error local_command informational stop_hook_summary '
                                       'microcompact_boundary file_snapshot memory_saved away_summary model_fallback '
