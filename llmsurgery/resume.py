@@ -204,7 +204,7 @@ def resume_changes(recs, # a session's records, in file order
     at_boundary = first is not None and first.get('subtype') == 'compact_boundary' and first in recs
     start = recs.index(first) if at_boundary else 0
     off = [r['uuid'] for r in main if r['uuid'] not in on and r['uuid'] not in bad]
-    before = {r['uuid'] for r in recs[:start]}
+    before = {r.get('uuid') for r in recs[:start]}  # bookkeeping rows have none
     if (cut := [u for u in off if u in before]):
         out.append(_change('compacted', False, cut, 'messages before the last compaction are sent as its summary'))
     if (gone := [u for u in off if u not in before]):
@@ -216,7 +216,7 @@ def resume_changes(recs, # a session's records, in file order
         if is_notification(r) and thread.rules.notify: continue
         for b in rec_blocks(r):
             if kept[k := rec_json(b, sort=True)] > 0: kept[k] -= 1
-            else: lost.get(b.get('type'), lost['other']).append(r['uuid'])
+            else: lost.get(b.get('type'), lost['other']).append(r.get('uuid'))
     resuming = thread.model or "the session's"
     texts = dict(thinking=f'thinking is dropped (written by another model than the one resuming, {resuming})',
                  tool_use='tool calls without a result anywhere are dropped',
@@ -232,10 +232,10 @@ def resume_changes(recs, # a session's records, in file order
     if (fill := [r for r in sent if r.get('uuid') is None] + [r for r in sent if mended(r)]):
         fixed = [r.get('uuid') for r in fill]
         out.append(_change('repaired', False, fixed, 'tool calls and results are paired up with placeholders'))
-    if (idless := [r['uuid'] for r in thread.written if r.get('type') == 'assistant' and not msg_id(r)]):
+    if (idless := [r.get('uuid') for r in thread.written if r.get('type') == 'assistant' and not msg_id(r)]):
         how = 'joined into one message each run' if thread.rules.merge_idless else 'sent as separate messages'
         out.append(_change('idless', False, idless, f'assistant records without `message.id` are {how}'))
-    if thread.rules.notify and (notes := [r['uuid'] for r in thread.written if is_notification(r)]):
+    if thread.rules.notify and (notes := [r.get('uuid') for r in thread.written if is_notification(r)]):
         out.append(_change('notification', False, notes,
                            'background task notifications are sent wrapped as not user input'))
     return out

