@@ -30,3 +30,38 @@ def test_preview_of_the_compact_fixture():
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         rc = cli.main(['resume-preview', str(fixture_sess('compact').path), '--cli', '2.1.332'])
     assert rc == 0 and 'messages before the last compaction' in out.getvalue(), err.getvalue()
+
+# ---------------------------------------------------------------- internal errors are not usage errors
+
+def run(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err): rc = cli.main([str(a) for a in argv])
+    return rc, out.getvalue(), err.getvalue()
+
+QA = fixture_sess('qa').path
+COMMANDS = {'stats': ('sess_stats', ['stats', QA]), 'grep': ('sess_search', ['grep', 'Paris', QA]),
+            'show': ('sess_thread', ['show', QA]), 'resume-preview': ('resume_preview', ['resume-preview', QA])}
+BUGS = {'KeyError': lambda *a, **kw: {}['uuid'], 'IndexError': lambda *a, **kw: [][3],
+        'ValueError': lambda *a, **kw: int('not a number')}
+
+@pytest.mark.parametrize('cmd', COMMANDS)
+@pytest.mark.parametrize('bug', BUGS)
+def test_an_internal_error_is_not_a_usage_error(monkeypatch, cmd, bug):
+    name, argv = COMMANDS[cmd]
+    monkeypatch.setattr(cli, name, BUGS[bug])
+    rc, out, err = run(*argv)
+    assert rc == 1 and f'internal error, {bug}' in err and 'Traceback' not in err, (rc, err)
+    monkeypatch.setenv('LLMSURGERY_TRACEBACK', '1')
+    rc, out, err = run(*argv)
+    assert rc == 1 and 'Traceback (most recent call last)' in err and f'internal error, {bug}' in err, (rc, err)
+
+def test_usage_errors_and_failures_keep_their_status_and_show_a_traceback_when_asked(monkeypatch, tmp_path):
+    usage, missing = ['resume-preview', QA, '--cli', '9.9.9'], ['stats', tmp_path/'nothing.jsonl']
+    for argv, want in ((usage, 2), (missing, 1)):
+        rc, out, err = run(*argv)
+        assert rc == want and 'internal error' not in err and 'Traceback' not in err, (argv, rc, err)
+        assert len(err.strip().splitlines()) == 1
+    monkeypatch.setenv('LLMSURGERY_TRACEBACK', '1')
+    for argv, want in ((usage, 2), (missing, 1)):
+        rc, out, err = run(*argv)
+        assert rc == want and 'Traceback (most recent call last)' in err, (argv, rc, err)
