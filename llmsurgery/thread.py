@@ -63,15 +63,17 @@ class CliRules:
                  cont:str=None, # the `CONTINUE` prompt after a turn cut at 'results' or 'results+attachments'
                  timestamps:str='optional', # records without `timestamp`: 'optional', 'empty' (not found), 'crash'
                  local_command:bool=True, # a slash command's `local_command` system row is sent as a user message
+                 command_end:bool=True, # a conversation ending on a slash command's echo gets no reply added
                 ): store_attr()
 
     def __repr__(self): return f'CliRules({self.version})'
 
 # %% ../nbs/05_thread.ipynb #9a11c004
 _OLD = dict(leaf='newest', bridge=False, gather=None, below=False, relink=False, progress='chain', merge_idless=True,
-            reorder=False, think_model=False, notify=None, pair=None, interrupt=False, local_command=False)
+            reorder=False, think_model=False, notify=None, pair=None, interrupt=False, local_command=False,
+            command_end=False)
 _MID = dict(gather='after', merge_idless=True, think_model=False, notify=None, pair='repair', interrupt=False,
-            timestamps='empty')
+            timestamps='empty', command_end=False)
 
 CLI_RULES = {r.version: r for r in [
     CliRules('2.0.50', **{**_OLD, 'progress': 'ignore'}, merge_across=False, orphan_thinking=False),
@@ -652,6 +654,37 @@ def _last_message(ms):
             elif not (r['type'] == 'user' and tool_results(r)): break
     return out[::-1]
 
+_COMMAND_ROWS = (('<command-name>', 'command'), ('<local-command-stdout>', 'output'),
+                 ('<local-command-stderr>', 'output'), ('<local-command-caveat>', 'caveat'))
+
+def _command_row(r):
+    "What part of a slash command's echo user row `r` is: 'caveat', 'command', 'output', 'typed' (`/...`), or None"
+    m = r.get('message')
+    if r.get('type') != 'user' or 'promptSource' in r or not isinstance(m, dict): return None
+    c = m.get('content')
+    texts = [b.get('text') for b in c if isinstance(b, dict) and b.get('type') == 'text'] if isinstance(c, list) else [c]
+    t = texts[-1] if texts else None
+    kind = next((k for tag, k in _COMMAND_ROWS if t.startswith(tag)), None) if isinstance(t, str) else None
+    if kind is not None and (kind != 'caveat' or r.get('isMeta') is True): return kind
+    last = c[-1] if isinstance(c, list) and c else None
+    typed = (c if isinstance(c, str) else last.get('text') if isinstance(last, dict) and last.get('type') == 'text'
+             else None)
+    return 'typed' if r.get('isMeta') is not True and isinstance(typed, str) and typed.strip().startswith('/') else None
+
+def _command_end(rows) -> bool:
+    "Do `rows` end on a slash command's echo: its output after the command, after the command's caveat?"
+    rows = [r for r in rows if r.get('type') not in ('system', 'progress', 'attachment')]
+    if not rows or _command_row(rows[-1]) is None: return False
+    seen, typed_at, meta = False, None, True
+    for r in reversed(rows):
+        k = _command_row(r)
+        if k == 'caveat': return typed_at is None or (_ms(r.get('timestamp')) or float('nan')) >= typed_at
+        if k is None or seen: break
+        seen = k in ('command', 'typed')
+        if k == 'typed': typed_at = _ms(r.get('timestamp')) or float('nan')
+        meta = meta and r.get('isMeta') is True
+    return meta
+
 def _end_turns(th, model, rules):
     "The records Claude Code writes before going on (error results, a prompt to continue, 'No response requested.')"
     i = len(th) - 1
@@ -680,7 +713,8 @@ def _end_turns(th, model, rules):
                               (e['type'] == 'user' and tool_results(e) and not meta)):
             last = _synthetic_user('continue', e['uuid'], sid, CONTINUE, isMeta=True)
             out.append(last)
-    if last['type'] == 'user': out.append(_synthetic_reply(last['uuid'], sid))
+    if last['type'] == 'user' and not (rules.command_end and _command_end(th + out)):
+        out.append(_synthetic_reply(last['uuid'], sid))
     return out
 
 # %% ../nbs/05_thread.ipynb #15b7e3c1
