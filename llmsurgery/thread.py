@@ -662,7 +662,8 @@ def _command_row(r):
     m = r.get('message')
     if r.get('type') != 'user' or 'promptSource' in r or not isinstance(m, dict): return None
     c = m.get('content')
-    texts = [b.get('text') for b in c if isinstance(b, dict) and b.get('type') == 'text'] if isinstance(c, list) else [c]
+    texts = ([b.get('text') for b in c if isinstance(b, dict) and b.get('type') == 'text'] if isinstance(c, list)
+             else [c])
     t = texts[-1] if texts else None
     kind = next((k for tag, k in _COMMAND_ROWS if t.startswith(tag)), None) if isinstance(t, str) else None
     if kind is not None and (kind != 'caveat' or r.get('isMeta') is True): return kind
