@@ -193,9 +193,16 @@ def resume_changes(recs, # a session's records, in file order
     if thread.error:
         why = thread.error[len(f'Claude Code {v} '):]
         return L([_change('unreadable', True, [], f'Claude Code {v} {why}')])
-    if main and not thread.written:
-        why = ' (it needs a `timestamp` on every record)' if thread.rules.timestamps != 'optional' else ''
+    idless = [r for r in recs if r.get('type') in ('user', 'assistant') and 'uuid' not in r
+              and not r.get('isSidechain')]
+    if (main or idless) and not thread.written:
+        why = (' (it needs a `timestamp` on every record)' if main and thread.rules.timestamps != 'optional' else
+               ' (it reads no record without a `uuid`)' if not main else '')
         return L([_change('not_found', True, [], f'Claude Code {v} finds no conversation in this file{why}')])
+    if idless and (n := len(idless) - sum('uuid' not in r for r in thread.written)):
+        how = ('are not read, beside records with one' if main and thread.rules.no_uuid != 'one' else
+               'are read as one record, the last written: the others are not sent')
+        out.append(AttrDict(kind='no_uuid', lost=True, n=n, uuids=[], text=f'records without a `uuid` {how}'))
     on = {r.get('uuid') for r in thread}
     bad = [r['uuid'] for r in main if _malformed(r)]
     if bad:
@@ -229,7 +236,8 @@ def resume_changes(recs, # a session's records, in file order
         out.append(_change('synthetic', False, syn.attrgot('uuid'), 'Claude Code writes ' + turns + ' into the file'))
     marks = (NO_CONTENT, ORPHANED, '[Tool use interrupted]')
     def mended(r): return any(b.get('content') in (MISSING,) or b.get('text') in marks for b in rec_blocks(r))
-    if (fill := [r for r in sent if r.get('uuid') is None] + [r for r in sent if mended(r)]):
+    fill = [r for r in sent if r.get('isSynthetic') and r.get('uuid') is None] + [r for r in sent if mended(r)]
+    if fill:
         fixed = [r.get('uuid') for r in fill]
         out.append(_change('repaired', False, fixed, 'tool calls and results are paired up with placeholders'))
     if (idless := [r.get('uuid') for r in thread.written if r.get('type') == 'assistant' and not msg_id(r)]):

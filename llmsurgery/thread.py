@@ -64,6 +64,8 @@ class CliRules:
                  timestamps:str='optional', # records without `timestamp`: 'optional', 'empty' (not found), 'crash'
                  local_command:bool=True, # a slash command's `local_command` system row is sent as a user message
                  command_end:bool=True, # a conversation ending on a slash command's echo gets no reply added
+                 no_uuid:str='fallback', # records without `uuid`: 'one' (all one record, the last written),
+                                         # 'fallback' (so, when no conversation record has one), None (unread)
                 ): store_attr()
 
     def __repr__(self): return f'CliRules({self.version})'
@@ -71,9 +73,9 @@ class CliRules:
 # %% ../nbs/05_thread.ipynb #9a11c004
 _OLD = dict(leaf='newest', bridge=False, gather=None, below=False, relink=False, progress='chain', merge_idless=True,
             reorder=False, think_model=False, notify=None, pair=None, interrupt=False, local_command=False,
-            command_end=False)
+            command_end=False, no_uuid='one')
 _MID = dict(gather='after', merge_idless=True, think_model=False, notify=None, pair='repair', interrupt=False,
-            timestamps='empty', command_end=False)
+            timestamps='empty', command_end=False, no_uuid=None)
 
 CLI_RULES = {r.version: r for r in [
     CliRules('2.0.50', **{**_OLD, 'progress': 'ignore'}, merge_across=False, orphan_thinking=False),
@@ -82,7 +84,7 @@ CLI_RULES = {r.version: r for r in [
     CliRules('2.1.112', leaf='last_row', below=False, reorder=False, cont='results+attachments', **_MID),
     CliRules('2.1.142', leaf='checkpoint', cont='results+attachments', **_MID),
     CliRules('2.1.211', leaf='checkpoint', cont='results+attachments',
-             **{**_MID, 'think_model': True, 'notify': 'preamble'}),
+             **{**_MID, 'think_model': True, 'notify': 'preamble', 'no_uuid': 'fallback'}),
     CliRules('2.1.332'),
 ]}
 
@@ -115,6 +117,7 @@ def check_cli(v:str, # a Claude Code version a person named
 # %% ../nbs/05_thread.ipynb #9a11c011
 _KINDS = {'user': 1, 'assistant': 2, 'attachment': 3, 'system': 4, 'progress': 5, 'last-prompt': 6}
 NOWHERE = '\0'  # where a link of the wrong type points: no record
+_NO_UUID = '\0no uuid'  # the key of records without a `uuid` (JavaScript's `undefined`), where a version reads them
 
 def _js_falsy(v): return v is None or v is False or v == '' or (type(v) in (int, float) and v == 0)
 
@@ -186,7 +189,9 @@ class _Chain:
             if t.__class__ is not str or (k := kind(t)) is None: continue
             if k <= 4:
                 u = r.get('uuid')
-                if u.__class__ is not str: continue
+                if u.__class__ is not str:
+                    if rules.no_uuid != 'one' or 'uuid' in r: continue
+                    u, r = _NO_UUID, Rec({**r, 'uuid': _NO_UUID})
                 if r.get('isSidechain'):
                     if not sidechain: continue
                 elif sidechain: continue
@@ -697,25 +702,25 @@ def _end_turns(th, model, rules):
     opened = [(r, i) for r in _last_message(ms) for i in tool_use_ids(r) if i not in answered]
     if opened and rules.interrupt:
         res = [{'type': 'tool_result', 'content': INTERRUPTED, 'is_error': True, 'tool_use_id': i} for _, i in opened]
-        call = opened[-1][0]['uuid']
+        call = opened[-1][0].get('uuid')
         last = _synthetic_user('result', call, sid, res, toolUseResult=INTERRUPTED, sourceToolAssistantUUID=call)
         out.append(last)
     elif opened:  # older versions drop the calls, and what is left decides
-        gone = {r['uuid'] for r, _ in opened if all(x not in answered for x in tool_use_ids(r))}
-        ms = [r for r in ms if r['uuid'] not in gone]
+        gone = {r.get('uuid') for r, _ in opened if all(x not in answered for x in tool_use_ids(r))}
+        ms = [r for r in ms if r.get('uuid') not in gone]
         if not ms: return []
         last = ms[-1]
     if rules.cont:
         rest = [r for r in th if r['type'] not in ('system', 'progress')
-                and not (opened and not rules.interrupt and r['uuid'] in gone)]
+                and not (opened and not rules.interrupt and r.get('uuid') in gone)]
         e = rest[-1] if rest else None
         meta = e is not None and (e.get('isMeta') or e.get('isCompactSummary'))
         if e is not None and ((e['type'] == 'attachment' and 'attachments' in rules.cont) or
                               (e['type'] == 'user' and tool_results(e) and not meta)):
-            last = _synthetic_user('continue', e['uuid'], sid, CONTINUE, isMeta=True)
+            last = _synthetic_user('continue', e.get('uuid'), sid, CONTINUE, isMeta=True)
             out.append(last)
     if last['type'] == 'user' and not (rules.command_end and _command_end(th + out)):
-        out.append(_synthetic_reply(last['uuid'], sid))
+        out.append(_synthetic_reply(last.get('uuid'), sid))
     return out
 
 # %% ../nbs/05_thread.ipynb #15b7e3c1
@@ -741,6 +746,9 @@ def sess_thread(recs, # a session's records in file order (or a `Sess`)
     with no_gc():
         c = _chain(recs, rules)
         end = _pick(c, _ends(c, leaf))
+        if end is None and rules.no_uuid == 'fallback':  # no uuids at all: the records without one are one record
+            c = _chain(recs, CliRules(**{**rules.__dict__, 'no_uuid': 'one'}))
+            end = _pick(c, _ends(c, leaf))
         if end is None: return Thread([], rules=rules, model=model)
         path, visited = _walk(c, end)
         if rules.timestamps == 'crash' and any(_ms(c.rows[n].get('timestamp')) is None for n in path):
@@ -749,6 +757,7 @@ def sess_thread(recs, # a session's records in file order (or a `Sess`)
         if rules.gather: path = _gather(c, path, visited)
         if rules.below: path += _below(c, end, visited)
         items = [c.rows[n] for n in path]
+        items = [Rec({k: v for k, v in r.items() if k != 'uuid'}) if r['uuid'] == _NO_UUID else r for r in items]
     if leaf is None: items += _end_turns(items, model or _session_model(items), rules)
     return Thread(items, rules=rules, model=model or _session_model(items), end=end)
 

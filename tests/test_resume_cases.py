@@ -65,3 +65,19 @@ def test_usage_errors_and_failures_keep_their_status_and_show_a_traceback_when_a
     for argv, want in ((usage, 2), (missing, 1)):
         rc, out, err = run(*argv)
         assert rc == want and 'Traceback (most recent call last)' in err, (argv, rc, err)
+
+# ---------------------------------------------------------------- a file without uuids
+
+def test_preview_of_a_file_without_uuids(tmp_path):
+    # measured (tests/test_thread_rules.py): 2.1.211 and later send the last record, 2.1.112 and 2.1.142 find nothing
+    recs = [dict(type='user', sessionId='s', timestamp='2026-11-30T10:00:01.000Z', message=dict(role='user', content=q))
+            for q in ('Q1', 'Q2')]
+    recs.insert(1, dict(type='assistant', sessionId='s', timestamp='2026-11-30T10:00:02.000Z',
+                        message=dict(id='msg_1', role='assistant', model='claude-sonnet-4-6',
+                                     content=[dict(type='text', text='A1')])))
+    p = tmp_path/'5e55a0c1-0000-4000-8000-000000000009.jsonl'
+    p.write_text(''.join(json.dumps(r, separators=(',', ':')) + '\n' for r in recs))
+    pv = resume_preview(p, cli='2.1.332')
+    assert [[b['text'] for b in m['content']] for m in pv.msgs] == [['Q2'], ['No response requested.']]
+    assert [(c.kind, c.lost, c.n) for c in pv.changes] == [('no_uuid', True, 2), ('synthetic', False, 1)]
+    assert [(c.kind, c.lost) for c in resume_preview(p, cli='2.1.142').changes] == [('not_found', True)]
