@@ -80,8 +80,8 @@ class Resumed:
 
     @property
     def as_written(self) -> bool:
-        "Did Claude Code send exactly the conversation the file holds, nothing added, dropped or changed?"
-        return sent_msgs(self.conv) == sent_msgs(self.written)
+        "Did Claude Code send exactly the conversation the file holds, nothing added, dropped or changed (to the byte)?"
+        return sent_msgs(self.conv, exact=True) == sent_msgs(self.written, exact=True)
 
     def to_data(self) -> dict:
         "The verdict and the conversation, as JSON-ready data"
@@ -154,7 +154,8 @@ def fmt_resumed(r:Resumed, # a resume check's outcome
     out = [f'Claude Code {r.version} resumed {r.path} in {r.secs:.1f}s: {len(r.conv)} messages, {verdict}']
     got = sent_msgs(r.conv)
     for m in got: out += [f"{m['role']:9}  {_brief(b, mx)}" for b in m['content']]
-    if not r.as_written: out.append(_first_diff(got, sent_msgs(r.written), 'the file says'))
+    if not r.as_written:
+        out.append(_first_diff(sent_msgs(r.conv, exact=True), sent_msgs(r.written, exact=True), 'the file says'))
     if not r.as_predicted: out.append(_first_diff(got, sent_msgs(r.expected), 'llmsurgery predicted'))
     return '\n'.join(out)
 
