@@ -16,11 +16,12 @@ HOSTILE = ['alpha\nbeta\ngamma\n', 'trailing spaces   ', '\n\n', 'crlf\r\nline\r
            'unicode: h\u00e9llo \u4e16\u754c \U0001f600\n', 'nbsp\u00a0', '```\nfence\n```\n', '\u2028sep\u2029']
 
 def tools_of(recs):
-    "Each tool call's input and each result's content, by tool id, as the records hold them (every string exact; keys sorted)"
+    "Each tool call's input and each result's content, by tool id, as the records hold them (strings exact)"
     calls, results = {}, {}
     for r in recs:
         for b in rec_blocks(r):
-            if b.get('type') == 'tool_use': calls[b['id']] = json.dumps(b.get('input'), ensure_ascii=False, sort_keys=True)
+            if b.get('type') == 'tool_use':
+                calls[b['id']] = json.dumps(b.get('input'), ensure_ascii=False, sort_keys=True)
             if b.get('type') == 'tool_result':
                 results[b['tool_use_id']] = json.dumps(b.get('content'), ensure_ascii=False, sort_keys=True)
     return calls, results
