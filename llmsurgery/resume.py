@@ -36,6 +36,16 @@ PROBE = 'llmsurgery resume check: reply OK.'
 
 class ResumeError(RuntimeError): "Claude Code could not resume a session; the message carries the CLI's own words"
 
+def _trimmed_as_sent(held, got):
+    "Messages `held`, with each tool result the CLI sent without its trailing whitespace (`got`) trimmed as it did"
+    if [len(m['content']) for m in held] != [len(m['content']) for m in got]: return held
+    def trim(h, g):
+        hc, gc = h.get('content'), g.get('content')
+        if h.get('type') == g.get('type') == 'tool_result' and isinstance(hc, str) and hc.rstrip() == gc:
+            return {**h, 'content': gc}
+        return h
+    return [{**m, 'content': [trim(h, g) for h, g in zip(m['content'], n['content'])]} for m, n in zip(held, got)]
+
 class Resumed:
     "What Claude Code `version` sent on resuming session `sid` (its first request, `req`), and the `thread` predicted"
     def __init__(self,
@@ -81,7 +91,8 @@ class Resumed:
     @property
     def as_written(self) -> bool:
         "Did Claude Code send exactly the conversation the file holds, nothing added, dropped or changed (to the byte)?"
-        return sent_msgs(self.conv, exact=True) == sent_msgs(self.written, exact=True)
+        got = sent_msgs(self.conv, exact=True)
+        return got == _trimmed_as_sent(sent_msgs(self.written, exact=True), got)
 
     def to_data(self) -> dict:
         "The verdict and the conversation, as JSON-ready data"
@@ -155,7 +166,8 @@ def fmt_resumed(r:Resumed, # a resume check's outcome
     got = sent_msgs(r.conv)
     for m in got: out += [f"{m['role']:9}  {_brief(b, mx)}" for b in m['content']]
     if not r.as_written:
-        out.append(_first_diff(sent_msgs(r.conv, exact=True), sent_msgs(r.written, exact=True), 'the file says'))
+        got = sent_msgs(r.conv, exact=True)
+        out.append(_first_diff(got, _trimmed_as_sent(sent_msgs(r.written, exact=True), got), 'the file says'))
     if not r.as_predicted: out.append(_first_diff(got, sent_msgs(r.expected), 'llmsurgery predicted'))
     return '\n'.join(out)
 

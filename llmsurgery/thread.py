@@ -973,18 +973,18 @@ def _reminder_block(b):
     "Is block `b` a text that is a reminder Claude Code added?"
     return b.get('type') == 'text' and _is_reminder(b.get('text'))
 
-def _clean_block(b, exact=False, result=False):
-    "Block `b` for comparing: texts without trailing whitespace (but, `exact`, a tool result's), no cache markers"
+def _clean_block(b, exact=False):
+    "Block `b` for comparing: texts without trailing whitespace (`exact`: a tool result's text kept), no cache markers"
     b = {k: v for k, v in b.items() if k != 'cache_control'}
     def trim(s): return s if exact else s.rstrip()
-    if b.get('type') == 'text' and isinstance(t := b.get('text'), str): b['text'] = trim(t) if result else t.rstrip()
+    if b.get('type') == 'text' and isinstance(t := b.get('text'), str): b['text'] = t.rstrip()
     if b.get('type') == 'tool_result':
         c = b.get('content')
         if isinstance(c, str):
             i = c.find('\n\n<system-reminder>')
             b['content'] = trim(c[:i] if i >= 0 else c)
         elif isinstance(c, list):
-            b['content'] = [_clean_block(o, exact, True) for o in c if isinstance(o, dict) and not _reminder_block(o)]
+            b['content'] = [_clean_block(o) for o in c if isinstance(o, dict) and not _reminder_block(o)]
     return b
 
 def sent_msgs(msgs, # Anthropic messages: sent by the CLI, or made by `api_msgs`
