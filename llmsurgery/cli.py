@@ -23,7 +23,7 @@ __all__ = ['SESS_ARG', 'PAT_ARG', 'AGENTS_ARG', 'FILTER_ARGS', 'NO_INDEX', 'ALL_
            'cmd_fork', 'cmd_move']
 
 # %% ../nbs/19_cli.ipynb #caeac8bc
-import os, sys, re, io, json, argparse, time, shutil, warnings, traceback
+import os, sys, re, io, dis, json, argparse, time, shutil, warnings, traceback
 from pathlib import Path
 from fastcore.basics import first
 from fastcore.foundation import L
@@ -121,18 +121,30 @@ def _err_msg(e) -> str:
     if isinstance(e, KeyError) and e.args: return str(e.args[0])
     return str(e).replace('pass skip_bad=True to skip such lines', 'pass --skip-bad to skip such lines')
 
+def _deliberate(e) -> bool:
+    "Was `e` raised on purpose, to say what is wrong (an error class of ours, or our own `raise`), not by a bug?"
+    if type(e).__module__.startswith('llmsurgery') or isinstance(e, re.error): return True
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None: tb = tb.tb_next
+    if tb is None or not tb.tb_frame.f_globals.get('__name__', '').startswith('llmsurgery'): return False
+    return tb.tb_frame.f_code.co_code[tb.tb_lasti] == dis.opmap['RAISE_VARARGS']  # not a subscript, call, ...
+
+def _err_status(e) -> tuple:
+    "What to say of error `e` and the exit status: 1 nothing found or a failure, 2 bad usage or input"
+    if isinstance(e, (FileNotFoundError, ResumeError)): return _err_msg(e), 1
+    if isinstance(e, (ValueError, LookupError, re.error)) and _deliberate(e): return _err_msg(e), 2
+    if isinstance(e, OSError): return _err_msg(e), 1
+    return f'internal error, {type(e).__name__}: {e} (LLMSURGERY_TRACEBACK=1 shows where)', 1
+
 def _run(args) -> int:
     try:
         res = args.func(args)
         return res if isinstance(res, int) else emit(res, args.json)  # a command that printed returns its status
     except BrokenPipeError: return 0
     except KeyboardInterrupt: msg, rc = 'interrupted', 130
-    except (FileNotFoundError, ResumeError) as e: msg, rc = _err_msg(e), 1
-    except (ValueError, LookupError, re.error) as e: msg, rc = _err_msg(e), 2
-    except OSError as e: msg, rc = _err_msg(e), 1
     except Exception as e:
         if os.environ.get('LLMSURGERY_TRACEBACK'): traceback.print_exc()
-        msg, rc = f'internal error, {type(e).__name__}: {e} (LLMSURGERY_TRACEBACK=1 shows where)', 1
+        msg, rc = _err_status(e)
     print(f'llmsurgery {args.cmd}: {visible(msg)}', file=sys.stderr)
     return rc
 
