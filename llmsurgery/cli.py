@@ -205,19 +205,43 @@ def cmd_ls(args, # the parsed command line (`cli_parser`)
     return 0
 
 # %% ../nbs/19_cli.ipynb #b6cbc944
+def _idx(s):
+    "An argparse type: a record's index in its transcript, as `grep` prints it (0 or more)"
+    if not re.fullmatch(r'\d+', s.strip()): raise argparse.ArgumentTypeError(f'not a record index (0 or more): {s!r}')
+    return int(s)
+
+def _span(recs, at, start, end):
+    "`(first index, records)` of `recs` that `--at`, or `--from` and `--to`, pick (all of them when none is given)"
+    if at is None and start is None and end is None: return None, recs
+    if at is not None and (start is not None or end is not None): raise ValueError('--at goes without --from or --to')
+    a, b = (at, at) if at is not None else (start or 0, len(recs) - 1 if end is None else end)
+    if a >= len(recs) or b < a:
+        raise ValueError(f'no record {a}' + (f' to {b}' if b != a else '') +
+                         f': the transcript holds {len(recs)} records (0 to {len(recs) - 1})')
+    return a, recs[a:b+1]
+
 @cli_command('show', SESS_ARG, opt('--all', action='store_true', help='every conversation record, not only the thread'),
              opt('--mx', type=int, default=2000, help='cut strings at this many characters (0: never)'),
              opt('--attachments', action='store_true', help="include Claude Code's context attachments"),
-             opt('--jsonl', action='store_true', help='the records as JSON, one per line'))
+             opt('--jsonl', action='store_true', help='the records as JSON, one per line'),
+             opt('--agent', metavar='ID', help="the session's subagent with this id (as `agents` prints it)"),
+             opt('--at', type=_idx, metavar='IDX', help="only the record at this index (`grep`'s idx), whatever it is"),
+             opt('--from', dest='start', type=_idx, metavar='IDX', help='the records from this index on, in file order'),
+             opt('--to', dest='end', type=_idx, metavar='IDX', help='the records up to this index (included)'))
 def cmd_show(args, # the parsed command line (`cli_parser`)
             ):
-    "Print a session's conversation"
-    recs = load_sess(args.session, skip_bad=args.skip_bad)
-    recs = conv_recs(recs, sidechain=True) if args.all else sess_thread(recs).written
+    "Print a session's conversation (or a subagent's), or the records at some of `grep`'s indices"
+    s = open_sess(args.session)
+    if args.agent: s = agent_sess(args.agent, s)
+    recs = s.recs if s.path is None else load_recs(s.path, skip_bad=args.skip_bad)
+    start, picked = _span(recs, args.at, args.start, args.end)
+    if start is not None: recs = picked
+    else: recs = conv_recs(recs, sidechain=True) if args.all else sess_thread(recs).written
     if args.jsonl:
         for r in recs: print(json.dumps(r, ensure_ascii=False))
     elif args.json: print(json.dumps(list(recs), ensure_ascii=False, indent=1))
-    else: print(fmt_recs(recs, mx=args.mx or None, attachments=args.attachments))
+    else: print(fmt_recs(recs, mx=args.mx or None, attachments=args.attachments, start=start,
+                         showall=args.at is not None or (start is not None and args.all)))
     return 0 if recs else 1
 
 # %% ../nbs/19_cli.ipynb #37b0396f

@@ -35,7 +35,9 @@ from .scan import *
 from .view import *
 
 # %% ../nbs/11_forensics.ipynb #3466fa17
-def _main(s): return ((i, r) for i, r in enumerate(s.recs) if not r.get('isSidechain'))
+def _main(s):
+    "`(index, record)` of the conversation of `s` itself: its sidechains left out (a subagent's transcript is all one)"
+    return ((i, r) for i, r in enumerate(s.recs) if s.agent or not r.get('isSidechain'))
 
 def _as_set(x): return set(listify(x)) or None
 def _str(v): return v if isinstance(v, str) else ''
@@ -49,7 +51,7 @@ def sess_prompts(s=None, # a session, as `open_sess` takes it
     s = open_sess(s, cwd)
     rows = [AttrDict(idx=i, time=fmt_ts(r.get('timestamp')), text=t, uuid=r.get('uuid'), source=r.get('promptSource'))
             for i, r in _main(s) if (t := prompt_text(r))]
-    return Rows(rows, cols=['idx', 'time', 'text'], title=f'Prompts of {s.sid}')
+    return Rows(rows, cols=['idx', 'time', 'text'], title=f'Prompts of {s.name}')
 
 def sess_replies(s=None, # a session, as `open_sess` takes it
                  cwd=None, # the project directory for `.` and for ids
@@ -69,7 +71,7 @@ def sess_replies(s=None, # a session, as `open_sess` takes it
             elif t == 'tool_use': o.tools.append(_str(b.get('name')))
         o.stop = m.get('stop_reason')
     cols = ['idx', 'time', 'model'] + (['thinking'] if thinking else []) + ['text', 'tools']
-    rows = Rows(out.values(), cols=cols, title=f'Replies of {s.sid}')
+    rows = Rows(out.values(), cols=cols, title=f'Replies of {s.name}')
     if not thinking:
         for o in rows: del o['thinking']
     return rows
@@ -128,7 +130,7 @@ def sess_tools(s=None, # a session, as `open_sess` takes it
     calls = join_calls(_main(s))
     if agents: calls += L(c for a in s.agents for c in join_calls(enumerate(s.agent_recs(a)), a))
     if name: calls = calls.filter(lambda c: c.name in name)
-    return _calls_rows(calls, f'Tool calls of {s.sid}')
+    return _calls_rows(calls, f'Tool calls of {s.name}')
 
 def tool_result(tool_id, # a `tool_use` id, or a unique start of it
                 s=None, # a session, as `open_sess` takes it
@@ -395,7 +397,7 @@ def sess_agents(s=None, # a session, as `open_sess` takes it
         out.append(a)
     side = {}
     for r in s.recs:
-        if r.get('isSidechain'): side.setdefault(_str(r.get('agentId')) or 'sidechain', []).append(r)
+        if r.get('isSidechain') and not s.agent: side.setdefault(_str(r.get('agentId')) or 'sidechain', []).append(r)
     for aid, recs in side.items():
         if aid in s.agents: continue
         c = by_agent.get(aid) or by_prompt.get(first(filter(None, map(prompt_text, recs))))
@@ -403,7 +405,7 @@ def sess_agents(s=None, # a session, as `open_sess` takes it
     notes = {m[1]: m[2] for _, r in _main(s) if (t := _note_text(r)) for m in _note_re.finditer(t)}
     for a in out: a.update(ncalls=len(a.calls), status=notes.get(a.id) or a.status)
     cols = ['id', 'time', 'type', 'description', 'ncalls', 'tokens', 'result']
-    return Rows(out, cols=cols, title=f'Subagents of {s.sid}')
+    return Rows(out, cols=cols, title=f'Subagents of {s.name}')
 
 # %% ../nbs/11_forensics.ipynb #a05915ed
 class SessStats(AttrDict):
@@ -417,7 +419,7 @@ class SessStats(AttrDict):
                                   (f'the calls of {t.fork_of}, which a fork carries on', t.fork_of)) if n]
             also = ' and '.join(why) or 'calls not kept here'
             cost += f'  (Claude Code recorded ${t.cli_cost:.4f}: it also counts {also})'
-        return [('session', t.sid), ('forked from', t.fork_of), ('title', t.title), ('project', t.project),
+        return [('session', t.sid), ('agent', t.agent), ('forked from', t.fork_of), ('title', t.title), ('project', t.project),
                 ('cwd', t.cwd), ('branch', t.branch),
                 ('version', t.version), ('time', f'{t.first} → {t.last}'),
                 ('prompts', t.prompts),
@@ -443,7 +445,7 @@ def sess_stats(s=None, # a session, as `open_sess` takes it
     ts = [t for r in recs if isinstance(t := r.get('timestamp'), str)]
     usage, tools = sess_usage(s), tool_counts(s)
     cs = first(r for r in reversed(recs) if r.get('type') == 'cost-state')
-    st = SessStats(sid=s.sid, project=s.path.parent.name if s.path else None,
+    st = SessStats(sid=s.sid, agent=s.agent, project=s.project,
         cwd=first(c for r in recs if isinstance(c := r.get('cwd'), str) and c), branch=last('gitBranch'),
         version=last('version'),
         first=fmt_ts(min(ts, default=None)), last=fmt_ts(max(ts, default=None)),
