@@ -304,11 +304,13 @@ def cmd_replies(a, # the parsed command line (`cli_parser`)
     "The assistant's replies, one per API message"
     return sess_replies(a.session, thinking=a.thinking)
 
-@cli_command('result', opt('id', help='a tool_use id, or a unique start of it'), SESS_ARG)
+@cli_command('result', opt('id', help='a tool_use id, or a unique start of it'),
+             opt('session', nargs='?', help="only in this session (default: every session of every project)"),
+             NO_INDEX)
 def cmd_result(a, # the parsed command line (`cli_parser`)
               ):
-    "One tool call (by id or a unique start of it) and its result"
-    c = tool_result(a.id, a.session)
+    "One tool call (by id or a unique start of it, in any session) and its result"
+    c = tool_result(a.id, a.session) if a.session else find_result(a.id, progress=progress(), index=_index(a))
     if a.json: return emit(c, as_json=True)
     print(fmt_call(c))
     return 0

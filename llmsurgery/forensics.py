@@ -18,7 +18,7 @@ __all__ = ['USAGE_TOKENS', 'PRICED', 'WARMUP', 'find_failures', 'usage_by', 'ses
            'exit_code', 'sess_commands', 'sess_errors', 'usage_tokens', 'model_prices', 'model_rates', 'msg_cost',
            'msg_sess', 'usage_msgs', 'Usage', 'usage_rows', 'usage_of', 'sess_usage', 'Agent', 'sess_agents',
            'SessStats', 'sess_stats', 'stats_charts', 'file_calls', 'find_calls', 'find_edits', 'find_commands',
-           'find_errors', 'usage_key', 'find_usage', 'usage_charts']
+           'find_errors', 'find_result', 'usage_key', 'find_usage', 'usage_charts']
 
 # %% ../nbs/11_forensics.ipynb #edd577b9
 import re, json, math, warnings, functools
@@ -85,7 +85,8 @@ class ToolCall(AttrDict):
 def fmt_call(c:ToolCall, # a tool call joined with its result
             ) -> str:
     "Tool call `c` for people: which call, when, its input, and the tool's whole output"
-    head = f"{c.name} {c.id}" + (f" (agent {c.agent})" if c.agent else '') + (f" at {c.time}" if c.time else '')
+    head = (f"{c.name} {c.id}" + (f" in {c.sid}" if c.get('sid') else '') + (f" (agent {c.agent})" if c.agent else '')
+            + (f" at {c.time}" if c.time else ''))
     inp = c.input if isinstance(c.input, str) else json.dumps(c.input, indent=1, ensure_ascii=False)
     out = '(no result in the transcript)' if c.result is None else c.result
     return f"{head}{'  FAILED' if c.failed else ''}\n--- input ---\n{inp}\n--- output ---\n{out}"
@@ -112,7 +113,7 @@ def join_calls(pairs, # `(index, record)` pairs of one transcript
                 c.update(result=result_txt(b.get('content')), data=data, failed=is_failure(b, data), result_idx=i)
     return L(calls.values())
 
-_call_cols = ['idx', 'time', 'name', 'summary', 'failed']
+_call_cols = ['idx', 'time', 'id', 'name', 'summary', 'failed']
 
 def _agent_col(calls): return ['agent'] if any(c.agent for c in calls) else []
 
@@ -208,7 +209,7 @@ def sess_commands(s=None, # a session, as `open_sess` takes it
     "Shell commands session `s` ran, with exit status and output"
     calls = sess_tools(s, cwd, agents, name=['Bash', 'PowerShell'])
     for c in calls: c.command, c.exit = c.input.get('command'), exit_code(c)
-    return Rows(calls, cols=_agent_col(calls) + ['idx', 'time', 'exit', 'command', 'result'], title='Commands')
+    return Rows(calls, cols=_agent_col(calls) + ['idx', 'time', 'id', 'exit', 'command', 'result'], title='Commands')
 
 def sess_errors(s=None, # a session, as `open_sess` takes it
                 cwd=None, # the project directory for `.` and for ids
@@ -216,7 +217,8 @@ def sess_errors(s=None, # a session, as `open_sess` takes it
                ) -> Rows:
     "Tool calls of session `s` that failed (`is_error`, `success: false`, or an error string), with the error"
     calls = sess_tools(s, cwd, agents).filter(lambda c: c.failed)
-    return Rows(calls, cols=_agent_col(calls) + ['idx', 'time', 'name', 'summary', 'result'], title='Failed tool calls')
+    return Rows(calls, cols=_agent_col(calls) + ['idx', 'time', 'id', 'name', 'summary', 'result'],
+                title='Failed tool calls')
 
 # %% ../nbs/11_forensics.ipynb #60e42ba6
 USAGE_TOKENS = dict(input='input_tokens', output='output_tokens', cache_write='cache_creation_input_tokens',
@@ -568,8 +570,31 @@ def find_errors(tool=None, # only calls of this tool (or these tools)
     want = lambda c: c.failed and (not tool or c.name in tool)
     rows = find_calls(want, _ERR_NEEDLES, project, since, until, progress, 'Failed tool calls', index,
                       names=tool, failed=True)
-    rows.cols = ['sid', 'time', 'name', 'summary', 'result']
+    rows.cols = ['sid', 'time', 'id', 'name', 'summary', 'result']
     return rows
+
+def _original(cs):
+    "Of copies of one call in several sessions, the one in the session the others were forked from"
+    forks = {c.sid: open_sess(c.sid).fork_of for c in cs if is_sid(c.sid)}
+    return first(c for c in cs if c.sid not in forks or forks[c.sid] not in forks) or cs[0]
+
+def find_result(tool_id:str, # a `tool_use` id, or a unique start of it
+                project=None, # only projects whose folder name holds this, or the project of this directory
+                progress=None, # called as `progress(done, total)` while the files are visited
+                index=None, # an `ArchiveIndex` to answer from, instead of scanning every transcript
+               ) -> ToolCall:
+    "The tool call `tool_id` (or the one whose id starts so) in any session or subagent, with its result"
+    if not isinstance(tool_id, str) or not tool_id.strip(): raise ValueError(f'Not a tool call id: {tool_id!r}')
+    calls = find_calls(lambda c: c.id.startswith(tool_id), [Needle(tool_id)], project, progress=progress,
+                       index=index, tool_id=tool_id)
+    by_id = {}
+    for c in calls: by_id.setdefault(c.id, []).append(c)
+    if not by_id: raise KeyError(f'No tool call {tool_id!r} in any session under {projects_dir()}')
+    if len(by_id) > 1: raise KeyError(f'{tool_id!r} starts {len(by_id)} tool call ids: ' + ', '.join(list(by_id)[:5]))
+    cs = first(by_id.values())
+    c = _original(cs)
+    c.copies = sorted({o.sid for o in cs} - {c.sid})  # forks carry copies of their original's calls
+    return c
 
 _USAGE_NEEDLE = Needle.raw(b'"usage"', rb'"usage"\s*:\s*\{')
 
