@@ -160,8 +160,6 @@ def _human(n):
         if n < 1024 or u == 'GB': return f'{n:.0f} {u}' if u == 'B' else f'{n:.1f} {u}'
         n /= 1024
 
-def _ago(t): return fmt_mtime(t)
-
 def _width():
     "Characters a line may take: the terminal's width, or plenty when the output goes to a pipe or file"
     return shutil.get_terminal_size().columns if sys.stdout.isatty() else 270
@@ -169,29 +167,30 @@ def _width():
 def fmt_ls(infos, # `Sess`es, as `ls_sess` lists them
            width=None, # columns to fit in (default: the terminal's, or 270 into a pipe)
           ) -> str:
-    "Sessions `infos` grouped by project, newest first, as aligned text fitting in `width` columns"
-    width = width or _width()
-    out, proj = [], None
-    for i in infos.sorted(lambda i: (-max(infos.filter(lambda j: j.project == i.project).attrgot('mtime')), -i.mtime)):
-        if i.project != proj:
-            proj = i.project
-            out.append(f"\n{i.cwd or proj}" + (f'  ({proj})' if i.cwd else ''))
-        label = ' '.join((i.label or '(no prompt)').split())
-        out.append(f"  {_ago(i.mtime)}  {_human(i.size):>9}  {i.sid}  {label[:max(10, width-70)]}")
+    "Sessions `infos` by project, each project once, the one that ran last first, as text fitting in `width` columns"
+    width, out, by_proj = width or _width(), [], {}
+    for i in infos: by_proj.setdefault(i.project, []).append(i)
+    def ran(i): return i.last_active or 0
+    for proj, ss in sorted(by_proj.items(), key=lambda kv: (-max(map(ran, kv[1])), kv[0] or '')):
+        cwd = first(i.cwd for i in ss if i.cwd)
+        out.append(f"\n{cwd or proj}" + (f'  ({proj})' if cwd else ''))
+        for i in sorted(ss, key=ran, reverse=True):
+            label = (f'[fork of {i.fork_of[:8]}] ' if i.fork_of else '') + ' '.join((i.label or '(no prompt)').split())
+            out.append(f"  {fmt_mtime(ran(i))}  {_human(i.size):>9}  {i.sid}  {label[:max(10, width-70)]}")
     return '\n'.join(out).strip()
 
 @cli_command('ls', opt('project', nargs='?', help='only the project in this directory'),
              opt('-n', '--limit', type=_count, default=0, help='at most this many sessions'))
 def cmd_ls(args, # the parsed command line (`cli_parser`)
           ):
-    "List projects and sessions, newest first"
+    "List projects and sessions, the one that ran last first"
     infos = ls_sess(args.project)
     if args.limit: infos = infos[:args.limit]
     if args.json:
         rc = emit(infos, as_json=True)
         return rc if args.project else 0  # as without --json: an empty machine is an answer, an empty project is not
     if infos:
-        print(f"{len(infos)} sessions in {projects_dir()}\n")
+        print(f"{len(infos)} sessions in {projects_dir()} by project, latest first (time: a session's last record)\n")
         print(fmt_ls(infos))
         return 0
     where = f' for {resolve_cwd(args.project)}' if args.project else ''

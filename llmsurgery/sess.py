@@ -131,6 +131,11 @@ class Sess:
     ended = property(lambda self: self.info.ended, doc="Its last record's timestamp: when it last ran")
     fork_of = property(lambda self: self.info.fork_of, doc="The session it was forked from, or None")
     mtime = property(lambda self: self.info.mtime, doc="When its transcript was last written")
+
+    @property
+    def last_active(self) -> float | None:
+        "When it last ran, in seconds since the epoch: its last record's timestamp, else its file's `mtime`"
+        return d.timestamp() if (d := parse_ts(self.ended)) else self.mtime
     size = property(lambda self: self.info.size, doc="Its transcript's size in bytes")
     title = property(lambda self: self.info.title, doc="Its latest title (`/rename`'s, else Claude Code's)")
     prompt = property(lambda self: self.info.prompt, doc="Its first prompt")
@@ -396,22 +401,23 @@ def sess_info(path, # a transcript
     return s
 
 class SessList(Rows):
-    "Sessions (`Sess`) that show as a table: when each was last written, its size, id and title or first prompt"
+    "Sessions (`Sess`) that show as a table: when each last ran (`last_active`), its size, id and title or first prompt"
     def _new(self, items, *args, **kwargs):
         items = list(items)
         if all(isinstance(o, Sess) for o in items):
             return type(self)(items, *args, cols=self.cols, title=self.title, **kwargs)
         return L(items, *args, **kwargs)
-    def rows(self): return [dict(modified=fmt_mtime(s.mtime), size=s.size, sid=s.sid, project=s.project,
-                                 label=s.label) for s in self]
+    def rows(self): return [dict(last_ran=fmt_mtime(s.last_active), modified=fmt_mtime(s.mtime), size=s.size,
+                                 sid=s.sid, project=s.project, fork_of=s.fork_of, label=s.label) for s in self]
     def to_data(self): return [s.to_data() for s in self]
 
 def ls_sess(cwd=None, # a project directory: only its sessions (default: every project's)
            ) -> SessList:
-    "Every session, newest first: all projects, or only the project in directory `cwd`"
+    "Every session, the one that ran last first (`Sess.last_active`): all projects, or only the project in `cwd`"
     dirs = [sess_dir(cwd)] if cwd else ls_projects()
     infos = L(sess_info(p) for d in dirs for p in transcripts_in(d)).filter()
-    return SessList(infos.sorted('mtime', reverse=True), cols=['modified', 'size', 'sid', 'label'], title='Sessions')
+    return SessList(infos.sorted(lambda s: s.last_active or 0, reverse=True), cols=['last_ran', 'size', 'sid', 'label'],
+                    title='Sessions')
 
 # %% ../nbs/04_sess.ipynb #5c0e1c26
 def proj_dirs(project=None, # only projects whose folder name holds this, or the project of this directory
