@@ -407,7 +407,7 @@ class SessList(Rows):
         if all(isinstance(o, Sess) for o in items):
             return type(self)(items, *args, cols=self.cols, title=self.title, **kwargs)
         return L(items, *args, **kwargs)
-    def rows(self): return [dict(last_ran=fmt_mtime(s.last_active), modified=fmt_mtime(s.mtime), size=s.size,
+    def rows(self): return [dict(ran=fmt_mtime(s.last_active), modified=fmt_mtime(s.mtime), size=s.size,
                                  sid=s.sid, project=s.project, fork_of=s.fork_of, label=s.label) for s in self]
     def to_data(self): return [s.to_data() for s in self]
 
@@ -416,7 +416,7 @@ def ls_sess(cwd=None, # a project directory: only its sessions (default: every p
     "Every session, the one that ran last first (`Sess.last_active`): all projects, or only the project in `cwd`"
     dirs = [sess_dir(cwd)] if cwd else ls_projects()
     infos = L(sess_info(p) for d in dirs for p in transcripts_in(d)).filter()
-    return SessList(infos.sorted(lambda s: s.last_active or 0, reverse=True), cols=['last_ran', 'size', 'sid', 'label'],
+    return SessList(infos.sorted(lambda s: s.last_active or 0, reverse=True), cols=['ran', 'size', 'sid', 'label'],
                     title='Sessions')
 
 # %% ../nbs/04_sess.ipynb #5c0e1c26
