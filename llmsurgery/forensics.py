@@ -442,7 +442,7 @@ def sess_stats(s=None, # a session, as `open_sess` takes it
     "A dashboard of session `s`: id, project, cwd, branch, version, times, prompts, turns, tools, errors, tokens, cost"
     s = open_sess(s, cwd)
     recs = s.recs
-    fork_of = first(o for r in recs if r.get('type') == 'assistant' and (o := msg_sess(r, s.sid)) != s.sid)
+    fork_of = first(o for r in recs if r.get('type') == 'assistant' and (o := msg_sess(r, s.sid)) != s.sid) or s.fork_of
     def last(k): return first(v for r in reversed(recs) if isinstance(v := r.get(k), str) and v)
     ts = [t for r in recs if isinstance(t := r.get('timestamp'), str)]
     usage, tools = sess_usage(s), tool_counts(s)
