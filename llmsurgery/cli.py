@@ -243,7 +243,7 @@ def _span(recs, at, start, end):
              opt('--jsonl', action='store_true', help='the records as JSON, one per line'),
              opt('--agent', metavar='ID', help="the session's subagent with this id (as `agents` prints it)"),
              opt('--at', type=_idx, metavar='IDX', help="only the record at this index (`grep`'s idx), whatever it is"),
-             opt('--from', dest='start', type=_idx, metavar='IDX', help='the records from this index on, in file order'),
+             opt('--from', dest='start', type=_idx, metavar='IDX', help='the records from this index on'),
              opt('--to', dest='end', type=_idx, metavar='IDX', help='the records up to this index (included)'))
 def cmd_show(args, # the parsed command line (`cli_parser`)
             ):
@@ -297,7 +297,8 @@ def _where(a): return dict(project=a.project, since=a.since, until=a.until, prog
 _CC_TOOLS = ('Agent Task Bash BashOutput KillShell Read Write Edit MultiEdit Glob Grep LS NotebookRead NotebookEdit '
              'WebFetch WebSearch TodoWrite AskUserQuestion ExitPlanMode EnterPlanMode Skill SlashCommand PowerShell '
              'TaskOutput TaskStop TaskCreate TaskGet TaskList TaskUpdate ToolSearch LSP SendMessage Monitor Workflow '
-             'EnterWorktree ExitWorktree CronCreate CronDelete CronList ListMcpResourcesTool ReadMcpResourceTool').split()
+             'EnterWorktree ExitWorktree CronCreate CronDelete CronList ListMcpResourcesTool '
+             'ReadMcpResourceTool').split()
 
 def _like(name, names):
     "' (did you mean X?)' when `name` is one of `names` in another case"

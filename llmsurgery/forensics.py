@@ -421,7 +421,8 @@ class SessStats(AttrDict):
                                   (f'the calls of {t.fork_of}, which a fork carries on', t.fork_of)) if n]
             also = ' and '.join(why) or 'calls not kept here'
             cost += f'  (Claude Code recorded ${t.cli_cost:.4f}: it also counts {also})'
-        return [('session', t.sid), ('agent', t.agent), ('forked from', t.fork_of), ('title', t.title), ('project', t.project),
+        return [('session', t.sid), ('agent', t.agent), ('forked from', t.fork_of), ('title', t.title),
+                ('project', t.project),
                 ('cwd', t.cwd), ('branch', t.branch),
                 ('version', t.version), ('time', f'{t.first} → {t.last}'),
                 ('prompts', t.prompts),

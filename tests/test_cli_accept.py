@@ -21,7 +21,8 @@ def cfg(tmp_path_factory):
     "Every fixture's projects in one config folder, the index's cache beside it, and a neutral current directory"
     root = tmp_path_factory.mktemp('accept')
     for d in sorted(fixture('qa').parent.glob('*/projects/*')): shutil.copytree(d, root/'cfg'/'projects'/d.name)
-    old, cwd = {k: os.environ.get(k) for k in ('CLAUDE_CONFIG_DIR', 'XDG_CACHE_HOME', 'CLAUDE_CODE_SESSION_ID')}, os.getcwd()
+    keys = ('CLAUDE_CONFIG_DIR', 'XDG_CACHE_HOME', 'CLAUDE_CODE_SESSION_ID')
+    old, cwd = {k: os.environ.get(k) for k in keys}, os.getcwd()
     os.environ.update(CLAUDE_CONFIG_DIR=str(root/'cfg'), XDG_CACHE_HOME=str(root/'cache'))
     os.environ.pop('CLAUDE_CODE_SESSION_ID', None)
     (root/'elsewhere').mkdir()
