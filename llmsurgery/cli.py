@@ -247,7 +247,7 @@ def _span(recs, at, start, end):
              opt('--to', dest='end', type=_idx, metavar='IDX', help='the records up to this index (included)'))
 def cmd_show(args, # the parsed command line (`cli_parser`)
             ):
-    "Print a session's conversation (or a subagent's), or the records at some of `grep`'s indices"
+    "Print a session's conversation (or a subagent's), or the records at indices grep printed"
     s = open_sess(args.session)
     if args.agent: s = agent_sess(args.agent, s)
     recs = s.recs if s.path is None else load_recs(s.path, skip_bad=args.skip_bad)
