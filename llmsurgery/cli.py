@@ -122,6 +122,9 @@ class _Visible(io.TextIOBase):
 def _warn_line(message, category, filename, lineno, file=None, line=None):
     print(f'llmsurgery: warning: {visible(str(message))}', file=sys.stderr)
 
+def _warn_json(message, category, filename, lineno, file=None, line=None):
+    print(json.dumps(dict(warning=str(message)), ensure_ascii=True), file=sys.stderr)
+
 def _err_msg(e) -> str:
     "What to say of error `e`, in one line"
     if isinstance(e, OSError) and e.strerror: return f'{e.strerror}: {e.filename}' if e.filename else e.strerror
@@ -164,7 +167,7 @@ def main(argv=None, # the arguments (default: `sys.argv[1:]`)
     out = sys.stdout
     with warnings.catch_warnings():
         warnings.simplefilter('default')
-        warnings.showwarning = _warn_line
+        warnings.showwarning = _warn_json if args.json else _warn_line
         sys.stdout = _Visible(out, json_visible if args.json or getattr(args, 'jsonl', False) else visible)
         try: return _run(args)
         finally:

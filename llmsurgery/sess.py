@@ -321,11 +321,12 @@ def agent_files_named(name, # an agent id (as `agents` prints it, or its file's 
     "Subagent transcripts of every session whose agent id is `name` or (from `MIN_AGENT_PREFIX` on) starts with it"
     d, m = projects_dir(), _aid_re.fullmatch(str(name))
     if not m or not d.is_dir(): return {}
-    aid = m[1]
-    pat = glob.escape(aid) + ('*' if len(aid) >= MIN_AGENT_PREFIX else '')
-    fs = [*d.glob(f'*/agent-{pat}.jsonl'), *d.glob(f'*/*/subagents/**/agent-{pat}.jsonl')]
-    fs = {agent_id(f): f for f in sorted(fs) if f.is_file() and agent_id(f).startswith(aid)}
-    return {aid: fs[aid]} if aid in fs else fs
+    for aid in dict.fromkeys([m[1], m[1].lower()]):  # Claude Code writes agent ids in lower case
+        pat = glob.escape(aid) + ('*' if len(aid) >= MIN_AGENT_PREFIX else '')
+        fs = [*d.glob(f'*/agent-{pat}.jsonl'), *d.glob(f'*/*/subagents/**/agent-{pat}.jsonl')]
+        if fs := {agent_id(f): f for f in sorted(fs) if f.is_file() and agent_id(f).startswith(aid)}:
+            return {aid: fs[aid]} if aid in fs else fs
+    return {}
 
 def _id_list(ids, w=13): return ', '.join(i[:w] for i in ids[:5]) + (', ...' if len(ids) > 5 else '')
 

@@ -199,3 +199,26 @@ def test_not_a_transcript(cfg):
         assert rc == 2 and 'not a Claude Code transcript' in err, (cmd, err)
     rc, out, err = run('stats', req, '--json')
     assert rc == 2 and 'not a Claude Code transcript' in json.loads(err)['error']
+
+def test_session_and_agent_prefix_ambiguous(cfg):
+    "A start shared by a session id and an agent id names neither; the full agent id (any case) still names the agent"
+    qa = fixture_sess('qa')
+    twin = proj_of(cfg, qa)/f'{AGENTS[1][:8]}-0000-4000-8000-000000000000.jsonl'
+    shutil.copy(qa.path, twin)
+    try:
+        rc, out, err = run('show', AGENTS[1][:8])
+        assert rc == 2 and 'is the start of 1 session ids' in err and f'1 agent ids ({AGENTS[1]})' in err
+        rc, out, err = run('show', AGENTS[1].upper())
+        assert rc == 0 and out.startswith(f'--- user ({AGENTS[1]})'), err
+        rc, out, err = run('show', twin.stem[:13])
+        assert rc == 0 and 'What is the capital of France?' in out, err
+    finally: twin.unlink()
+
+def test_json_warnings_and_errors(cfg, tmp_path):
+    "Under --json, stderr is JSON lines: a warning per line, then the error"
+    bad = tmp_path/'bad.jsonl'
+    bad.write_bytes(TOOLS.path.read_bytes() + b'not json\n' + b'{"type": "user", "uuid": "z"}\n')
+    rc, out, err = run('prompts', bad, '--json')
+    assert rc == 0 and [list(json.loads(l)) for l in err.splitlines()] == [['warning']]
+    rc, out, err = run('show', bad, '--json')
+    assert rc == 2 and json.loads(err)['error'].endswith('pass --skip-bad to skip such lines')
