@@ -19,7 +19,8 @@ __all__ = ['SESS_ARG', 'PAT_ARG', 'AGENTS_ARG', 'ROLES', 'FILTER_ARGS', 'NO_INDE
            'UsageError', 'cli_parser', 'main', 'fmt_ls', 'cmd_ls', 'cmd_show', 'emit', 'progress', 'cmd_find',
            'cmd_grep', 'cmd_prompts', 'cmd_replies', 'cmd_result', 'cmd_agents', 'cmd_stats', 'cmd_tools', 'cmd_errors',
            'cmd_files', 'cmd_commands', 'cmd_usage', 'cmd_index', 'cmd_export', 'cmd_resume_check',
-           'cmd_resume_preview', 'cmd_drift', 'cmd_sess2nb', 'cmd_nb2sess', 'cmd_skill', 'cmd_redact', 'cmd_html']
+           'cmd_resume_preview', 'cmd_drift', 'cmd_sess2nb', 'cmd_nb2sess', 'cmd_skill', 'cmd_redact', 'cmd_html',
+           'cmd_rename', 'cmd_tag', 'cmd_delete', 'cmd_restore', 'cmd_fork', 'cmd_move']
 
 # %% ../nbs/19_cli.ipynb #caeac8bc
 import os, sys, re, io, json, argparse, time, shutil, warnings, traceback
@@ -196,7 +197,8 @@ def fmt_ls(infos, # `Sess`es, as `ls_sess` lists them
         cwd = first(i.cwd for i in ss if i.cwd)
         out.append(f"\n{cwd or proj}" + (f'  ({proj})' if cwd else ''))
         for i in sorted(ss, key=ran, reverse=True):
-            label = (f'[fork of {i.fork_of[:8]}] ' if i.fork_of else '') + ' '.join((i.label or '(no prompt)').split())
+            marks = (f'[fork of {i.fork_of[:8]}] ' if i.fork_of else '') + (f'[{i.tag}] ' if i.tag else '')
+            label = ' '.join((marks + (i.label or '(no prompt)')).split())
             out.append(f"  {fmt_mtime(ran(i))}  {_human(i.size):>9}  {i.sid}  {label[:max(10, width-70)]}")
     return '\n'.join(out).strip()
 
@@ -549,3 +551,82 @@ def cmd_html(a, # the parsed command line (`cli_parser`)
     p = write_page(a.session, a.output, redact=a.redact, mx=a.mx or None, force=a.force)
     print(json.dumps({'page': str(p)}) if a.json else p)
     return 0
+
+# %% ../nbs/19_cli.ipynb #64a6c1ec
+from .manage import *
+
+# %% ../nbs/19_cli.ipynb #56bf3dee
+def _ask(question):
+    "Ask `question` on the terminal; True for yes. No terminal: a `ManageError` saying to pass --yes"
+    if not sys.stdin.isatty(): raise ManageError('not on a terminal: pass --yes to go ahead without being asked')
+    print(question + ' [y/N] ', end='', flush=True)
+    return sys.stdin.readline().strip().lower() in ('y', 'yes')
+
+@cli_command('rename', opt('session', help="id, unique id prefix, title, .jsonl path, or '.' (current)"),
+             opt('title', help='the new title'))
+def cmd_rename(a, # the parsed command line (`cli_parser`)
+              ):
+    "Give a session a title, as Claude Code's /rename does"
+    sid = rename_sess(a.session, a.title)
+    print(json.dumps({'sid': sid, 'title': open_sess(sid).title}) if a.json else f'{sid}: {open_sess(sid).title}')
+    return 0
+
+@cli_command('tag', opt('session', help="id, unique id prefix, title, .jsonl path, or '.' (current)"),
+             opt('tag', nargs='?', help='the tag'), opt('--clear', action='store_true', help='remove the tag'))
+def cmd_tag(a, # the parsed command line (`cli_parser`)
+           ):
+    "Tag a session, as claude-agent-sdk's tag_session does (--clear removes it)"
+    if (a.tag is None) == (not a.clear): raise ValueError('give a TAG, or --clear')
+    sid = tag_sess(a.session, None if a.clear else a.tag)
+    tag = open_sess(sid).tag
+    print(json.dumps({'sid': sid, 'tag': tag}) if a.json else f'{sid}: {tag or "(no tag)"}')
+    return 0
+
+@cli_command('delete', opt('session', help='id, unique id prefix, title or .jsonl path'),
+             opt('-y', '--yes', action='store_true', help='do not ask'),
+             opt('--force', action='store_true', help='delete it even if it looks live'))
+def cmd_delete(a, # the parsed command line (`cli_parser`)
+              ):
+    "Move a session (transcript, subagents, tool outputs) into llmsurgery's trash; `restore` undoes it"
+    s = open_sess(a.session)
+    if not a.yes and not _ask(f'Delete session {s.sid} ({trunc(s.label, 60, count=False)!r}, {s.size:,} bytes)?'):
+        print('Not deleted.')
+        return 1
+    entry = delete_sess(s.path, force=a.force)
+    if a.json: print(json.dumps({'sid': s.sid, 'trash': str(entry)}))
+    else: print(f'{s.sid} moved to {entry}\nUndo: llmsurgery restore {s.sid}')
+    return 0
+
+@cli_command('restore', opt('session', nargs='?', help='a deleted session: its id, a unique start of it, or its '
+                            'trash folder (none: list the trash)'))
+def cmd_restore(a, # the parsed command line (`cli_parser`)
+               ):
+    "Put a deleted session back where it was, or list the trash"
+    if a.session is None: return ls_trash()
+    done = restore_sess(a.session)
+    print(json.dumps([str(p) for p in done]) if a.json else '\n'.join(f'restored {p}' for p in done))
+    return 0
+
+@cli_command('fork', SESS_ARG, opt('--at', help='the last record: a uuid (or a unique start), or a number as '
+                                   '`prompts` and `replies` print it (default: the whole conversation)'),
+             opt('--title', help="the fork's title (default: the session's, and ' (fork)')"))
+def cmd_fork(a, # the parsed command line (`cli_parser`)
+            ):
+    "Copy a session up to a message under a new id, with a title; `claude --resume ID` continues it"
+    sid = fork_at(a.session, a.at, a.title)
+    print(json.dumps({'sid': sid, 'title': open_sess(sid).title}) if a.json
+          else f'{sid}: {open_sess(sid).title}\nclaude --resume {sid}')
+    return 0
+
+@cli_command('move', opt('old', help='the directory the project was in'), opt('new', help='where it is now'),
+             opt('--copy', action='store_true', help='keep the old sessions too'),
+             opt('--dry-run', action='store_true', help='only say what would be done'))
+def cmd_move(a, # the parsed command line (`cli_parser`)
+            ):
+    "After a project folder moved: file its sessions (and every project's below it) under the new place"
+    res = move_proj(a.old, a.new, copy=a.copy, dry_run=a.dry_run)
+    if not res:
+        print(f'No session ran in {resolve_cwd(a.old)} or below it.', file=sys.stderr)
+        return 1
+    emit(res, a.json)
+    return 1 if any(i.state in ('live', 'conflict') for i in res) else 0

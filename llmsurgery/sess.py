@@ -71,6 +71,7 @@ def _info(hrecs, trecs, st=None) -> AttrDict:
                     ended=last('timestamp'), fork_of=_fork_of(hrecs, earliest('sessionId')),
                     mtime=st.st_mtime if st else None, size=st.st_size if st else None,
                     title=last('customTitle', ('custom-title',)) or last('aiTitle', ('ai-title',)),
+                    tag=_str(first(r.get('tag') for r in reversed(recs) if r.get('type') == 'tag')),
                     prompt=first(filter(None, map(prompt_text, hrecs))) or last('lastPrompt'))
 
 # %% ../nbs/04_sess.ipynb #5c0e1c0c
@@ -140,6 +141,7 @@ class Sess:
     title = property(lambda self: self.info.title, doc="Its latest title (`/rename`'s, else Claude Code's)")
     prompt = property(lambda self: self.info.prompt, doc="Its first prompt")
     label = property(lambda self: self.title or self.prompt or '', doc="Its title, else its first prompt")
+    tag = property(lambda self: self.info.tag, doc="Its tag (the SDK's `tag_session`), or None")
 
     def __repr__(self):
         if self.agent: return f'Sess(agent {self.agent} of {self.sid}, {len(self.recs)} records)'
@@ -153,7 +155,7 @@ def to_data(self:Sess) -> dict:
     t = self.mtime  # also as an ISO time with the local zone's offset, `modified`
     return dict(sid=self.sid, path=str(self.path) if self.path else None, project=self.project,
                 **{k: self.info[k] for k in ('cwd', 'branch', 'started', 'ended', 'fork_of', 'mtime', 'size',
-                                                     'title', 'prompt')},
+                                                     'title', 'tag', 'prompt')},
                 modified=datetime.fromtimestamp(t, timezone.utc).astimezone().isoformat() if t else None)
 
 # %% ../nbs/04_sess.ipynb #1a79129b
@@ -430,7 +432,8 @@ class SessList(Rows):
             return type(self)(items, *args, cols=self.cols, title=self.title, **kwargs)
         return L(items, *args, **kwargs)
     def rows(self): return [dict(ran=fmt_mtime(s.last_active), modified=fmt_mtime(s.mtime), size=s.size,
-                                 sid=s.sid, project=s.project, fork_of=s.fork_of, label=s.label) for s in self]
+                                 sid=s.sid, project=s.project, fork_of=s.fork_of, tag=s.tag or '',
+                                 label=s.label) for s in self]
     def to_data(self): return [s.to_data() for s in self]
 
 def ls_sess(cwd=None, # a project directory: only its sessions (default: every project's)
@@ -439,8 +442,9 @@ def ls_sess(cwd=None, # a project directory: only its sessions (default: every p
     archive_dir()  # a config folder that is not there is said to be so, not listed as empty
     dirs = [sess_dir(cwd)] if cwd else ls_projects()
     infos = L(sess_info(p) for d in dirs for p in transcripts_in(d)).filter()
-    return SessList(infos.sorted(lambda s: s.last_active or 0, reverse=True), cols=['ran', 'size', 'sid', 'label'],
-                    title='Sessions')
+    tag = ['tag'] if any(s.tag for s in infos) else []  # a column only when some session has one
+    ss = infos.sorted(lambda s: s.last_active or 0, reverse=True)
+    return SessList(ss, cols=['ran', 'size', 'sid', *tag, 'label'], title='Sessions')
 
 # %% ../nbs/04_sess.ipynb #5c0e1c26
 def proj_dirs(project=None, # only projects whose folder name holds this, or the project of this directory
