@@ -19,7 +19,7 @@ __all__ = ['USAGE_TOKENS', 'ANTHROPIC_PRICES', 'LONG_CONTEXT', 'PRICED', 'LIST',
            'sess_errors', 'usage_tokens', 'claude_id', 'list_prices', 'model_prices', 'model_rates', 'msg_cost',
            'msg_sess', 'usage_msgs', 'recorded_cost', 'rec_cost', 'Usage', 'usage_rows', 'usage_of', 'recorded_costs',
            'sess_usage', 'Agent', 'sess_agents', 'SessStats', 'sess_stats', 'stats_charts', 'file_calls', 'find_calls',
-           'find_edits', 'find_commands', 'find_errors', 'usage_key', 'find_usage', 'usage_charts']
+           'find_edits', 'find_commands', 'find_errors', 'find_result', 'usage_key', 'find_usage', 'usage_charts']
 
 # %% ../nbs/11_forensics.ipynb #edd577b9
 import re, json, math, warnings, functools
@@ -36,7 +36,9 @@ from .scan import *
 from .view import *
 
 # %% ../nbs/11_forensics.ipynb #3466fa17
-def _main(s): return ((i, r) for i, r in enumerate(s.recs) if not r.get('isSidechain'))
+def _main(s):
+    "`(index, record)` of the conversation of `s` itself: its sidechains left out (a subagent's transcript is all one)"
+    return ((i, r) for i, r in enumerate(s.recs) if s.agent or not r.get('isSidechain'))
 
 def _as_set(x): return set(listify(x)) or None
 def _str(v): return v if isinstance(v, str) else ''
@@ -50,7 +52,7 @@ def sess_prompts(s=None, # a session, as `open_sess` takes it
     s = open_sess(s, cwd)
     rows = [AttrDict(idx=i, time=fmt_ts(r.get('timestamp')), text=t, uuid=r.get('uuid'), source=r.get('promptSource'))
             for i, r in _main(s) if (t := prompt_text(r))]
-    return Rows(rows, cols=['idx', 'time', 'text'], title=f'Prompts of {s.sid}')
+    return Rows(rows, cols=['idx', 'time', 'text'], title=f'Prompts of {s.name}')
 
 def sess_replies(s=None, # a session, as `open_sess` takes it
                  cwd=None, # the project directory for `.` and for ids
@@ -70,7 +72,7 @@ def sess_replies(s=None, # a session, as `open_sess` takes it
             elif t == 'tool_use': o.tools.append(_str(b.get('name')))
         o.stop = m.get('stop_reason')
     cols = ['idx', 'time', 'model'] + (['thinking'] if thinking else []) + ['text', 'tools']
-    rows = Rows(out.values(), cols=cols, title=f'Replies of {s.sid}')
+    rows = Rows(out.values(), cols=cols, title=f'Replies of {s.name}')
     if not thinking:
         for o in rows: del o['thinking']
     return rows
@@ -84,7 +86,8 @@ class ToolCall(AttrDict):
 def fmt_call(c:ToolCall, # a tool call joined with its result
             ) -> str:
     "Tool call `c` for people: which call, when, its input, and the tool's whole output"
-    head = f"{c.name} {c.id}" + (f" (agent {c.agent})" if c.agent else '') + (f" at {c.time}" if c.time else '')
+    head = (f"{c.name} {c.id}" + (f" in {c.sid}" if c.get('sid') else '') + (f" (agent {c.agent})" if c.agent else '')
+            + (f" at {c.time}" if c.time else ''))
     inp = c.input if isinstance(c.input, str) else json.dumps(c.input, indent=1, ensure_ascii=False)
     out = '(no result in the transcript)' if c.result is None else c.result
     return f"{head}{'  FAILED' if c.failed else ''}\n--- input ---\n{inp}\n--- output ---\n{out}"
@@ -111,7 +114,7 @@ def join_calls(pairs, # `(index, record)` pairs of one transcript
                 c.update(result=result_txt(b.get('content')), data=data, failed=is_failure(b, data), result_idx=i)
     return L(calls.values())
 
-_call_cols = ['idx', 'time', 'name', 'summary', 'failed']
+_call_cols = ['idx', 'time', 'id', 'name', 'summary', 'failed']
 
 def _agent_col(calls): return ['agent'] if any(c.agent for c in calls) else []
 
@@ -129,7 +132,7 @@ def sess_tools(s=None, # a session, as `open_sess` takes it
     calls = join_calls(_main(s))
     if agents: calls += L(c for a in s.agents for c in join_calls(enumerate(s.agent_recs(a)), a))
     if name: calls = calls.filter(lambda c: c.name in name)
-    return _calls_rows(calls, f'Tool calls of {s.sid}')
+    return _calls_rows(calls, f'Tool calls of {s.name}')
 
 def tool_result(tool_id, # a `tool_use` id, or a unique start of it
                 s=None, # a session, as `open_sess` takes it
@@ -207,7 +210,7 @@ def sess_commands(s=None, # a session, as `open_sess` takes it
     "Shell commands session `s` ran, with exit status and output"
     calls = sess_tools(s, cwd, agents, name=['Bash', 'PowerShell'])
     for c in calls: c.command, c.exit = c.input.get('command'), exit_code(c)
-    return Rows(calls, cols=_agent_col(calls) + ['idx', 'time', 'exit', 'command', 'result'], title='Commands')
+    return Rows(calls, cols=_agent_col(calls) + ['idx', 'time', 'id', 'exit', 'command', 'result'], title='Commands')
 
 def sess_errors(s=None, # a session, as `open_sess` takes it
                 cwd=None, # the project directory for `.` and for ids
@@ -215,7 +218,8 @@ def sess_errors(s=None, # a session, as `open_sess` takes it
                ) -> Rows:
     "Tool calls of session `s` that failed (`is_error`, `success: false`, or an error string), with the error"
     calls = sess_tools(s, cwd, agents).filter(lambda c: c.failed)
-    return Rows(calls, cols=_agent_col(calls) + ['idx', 'time', 'name', 'summary', 'result'], title='Failed tool calls')
+    return Rows(calls, cols=_agent_col(calls) + ['idx', 'time', 'id', 'name', 'summary', 'result'],
+                title='Failed tool calls')
 
 # %% ../nbs/11_forensics.ipynb #60e42ba6
 USAGE_TOKENS = dict(input='input_tokens', output='output_tokens', cache_write='cache_creation_input_tokens',
@@ -478,7 +482,7 @@ def sess_agents(s=None, # a session, as `open_sess` takes it
         out.append(a)
     side = {}
     for r in s.recs:
-        if r.get('isSidechain'): side.setdefault(_str(r.get('agentId')) or 'sidechain', []).append(r)
+        if r.get('isSidechain') and not s.agent: side.setdefault(_str(r.get('agentId')) or 'sidechain', []).append(r)
     for aid, recs in side.items():
         if aid in s.agents: continue
         c = by_agent.get(aid) or by_prompt.get(first(filter(None, map(prompt_text, recs))))
@@ -486,7 +490,7 @@ def sess_agents(s=None, # a session, as `open_sess` takes it
     notes = {m[1]: m[2] for _, r in _main(s) if (t := _note_text(r)) for m in _note_re.finditer(t)}
     for a in out: a.update(ncalls=len(a.calls), status=notes.get(a.id) or a.status)
     cols = ['id', 'time', 'type', 'description', 'ncalls', TOKENS_IN_OUT, 'cost', 'result']
-    return Rows(out, cols=cols, title=f'Subagents of {s.sid}')
+    return Rows(out, cols=cols, title=f'Subagents of {s.name}')
 
 # %% ../nbs/11_forensics.ipynb #a05915ed
 class SessStats(AttrDict):
@@ -502,7 +506,8 @@ class SessStats(AttrDict):
                                   (f'the calls of {t.fork_of}, which a fork carries on', t.fork_of)) if n]
             also = ' and '.join(why) or 'calls not kept here'
             cost += f'  (Claude Code recorded ${t.cli_cost:.4f}: it also counts {also})'
-        return [('session', t.sid), ('forked from', t.fork_of), ('title', t.title), ('project', t.project),
+        return [('session', t.sid), ('agent', t.agent), ('forked from', t.fork_of), ('title', t.title),
+                ('project', t.project),
                 ('cwd', t.cwd), ('branch', t.branch),
                 ('version', t.version), ('time', f'{t.first} → {t.last}'),
                 ('prompts', t.prompts),
@@ -523,12 +528,12 @@ def sess_stats(s=None, # a session, as `open_sess` takes it
     "A dashboard of session `s`: id, project, cwd, branch, version, times, prompts, turns, tools, errors, tokens, cost"
     s = open_sess(s, cwd)
     recs = s.recs
-    fork_of = first(o for r in recs if r.get('type') == 'assistant' and (o := msg_sess(r, s.sid)) != s.sid)
+    fork_of = first(o for r in recs if r.get('type') == 'assistant' and (o := msg_sess(r, s.sid)) != s.sid) or s.fork_of
     def last(k): return first(v for r in reversed(recs) if isinstance(v := r.get(k), str) and v)
     ts = [t for r in recs if isinstance(t := r.get('timestamp'), str)]
     usage, tools = sess_usage(s), tool_counts(s)
     cs = first(r for r in reversed(recs) if r.get('type') == 'cost-state')
-    st = SessStats(sid=s.sid, project=s.path.parent.name if s.path else None,
+    st = SessStats(sid=s.sid, agent=s.agent, project=s.project,
         cwd=first(c for r in recs if isinstance(c := r.get('cwd'), str) and c), branch=last('gitBranch'),
         version=last('version'),
         first=fmt_ts(min(ts, default=None)), last=fmt_ts(max(ts, default=None)),
@@ -651,8 +656,31 @@ def find_errors(tool=None, # only calls of this tool (or these tools)
     want = lambda c: c.failed and (not tool or c.name in tool)
     rows = find_calls(want, _ERR_NEEDLES, project, since, until, progress, 'Failed tool calls', index,
                       names=tool, failed=True)
-    rows.cols = ['sid', 'time', 'name', 'summary', 'result']
+    rows.cols = ['sid', 'time', 'id', 'name', 'summary', 'result']
     return rows
+
+def _original(cs):
+    "Of copies of one call in several sessions, the one in the session the others were forked from"
+    forks = {c.sid: open_sess(c.sid).fork_of for c in cs if is_sid(c.sid)}
+    return first(c for c in cs if c.sid not in forks or forks[c.sid] not in forks) or cs[0]
+
+def find_result(tool_id:str, # a `tool_use` id, or a unique start of it
+                project=None, # only projects whose folder name holds this, or the project of this directory
+                progress=None, # called as `progress(done, total)` while the files are visited
+                index=None, # an `ArchiveIndex` to answer from, instead of scanning every transcript
+               ) -> ToolCall:
+    "The tool call `tool_id` (or the one whose id starts so) in any session or subagent, with its result"
+    if not isinstance(tool_id, str) or not tool_id.strip(): raise ValueError(f'Not a tool call id: {tool_id!r}')
+    calls = find_calls(lambda c: c.id.startswith(tool_id), [Needle(tool_id)], project, progress=progress,
+                       index=index, tool_id=tool_id)
+    by_id = {}
+    for c in calls: by_id.setdefault(c.id, []).append(c)
+    if not by_id: raise KeyError(f'No tool call {tool_id!r} in any session under {projects_dir()}')
+    if len(by_id) > 1: raise KeyError(f'{tool_id!r} starts {len(by_id)} tool call ids: ' + ', '.join(list(by_id)[:5]))
+    cs = first(by_id.values())
+    c = _original(cs)
+    c.copies = sorted({o.sid for o in cs} - {c.sid})  # forks carry copies of their original's calls
+    return c
 
 _USAGE_NEEDLE = Needle.raw(b'"usage"', rb'"usage"\s*:\s*\{')
 

@@ -720,6 +720,7 @@ def calls(self:ArchiveIndex,
           path:str=None, # only calls on this file: a full path or its end
           failed:bool=None, # only calls that failed
           command:re.Pattern=None, # only calls whose `command` matches this regex
+          tool_id:str=None, # only calls whose id starts with this
          ):
     "`(sess, agent id, calls)` for each transcript with calls passing the filters, joined with results; None: scan"
     where, args = ['1'], []
@@ -728,6 +729,7 @@ def calls(self:ArchiveIndex,
         tail = '/' + path.lstrip('/')
         where.append('(path = ? OR substr(path, -?) = ?)'); args += [path, len(tail), tail]
     if failed: where.append('failed')
+    if tool_id: where.append('substr(tool_id, 1, ?) = ?'); args += [len(tool_id), tool_id]
     if command is not None: rx = re.compile(command); where.append('matches(command)')
     def ask():
         if command is not None:

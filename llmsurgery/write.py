@@ -678,6 +678,11 @@ def _fork_recs(recs, upto=None) -> L:
     lp = first(r for r in reversed(recs) if r.get('type') == 'last-prompt')
     return L(r for r in recs if is_chain(r, sidechain=True) or r is lp)
 
+def _mark_fork(recs, sid) -> L:
+    "Copies of `recs` saying, as Claude Code's `/branch` does, that each record with a uuid comes from session `sid`"
+    return L({**r, 'forkedFrom': dict(sessionId=sid, messageUuid=r['uuid'])} if isinstance(r.get('uuid'), str) else r
+             for r in recs)
+
 def title_recs(title:str, # the session's new title
                sid:str, # the session it names
               ) -> list:
@@ -718,7 +723,7 @@ def fork_sess(sid:str=None, # the session to fork, as `sess_file` names it (defa
             atomic_write(d, _dumps(_prep(munge(load_recs(f)), new)), replace=key is not None)
             if (meta := f.with_suffix('.meta.json')).is_file() and not meta.is_symlink():
                 atomic_write(d.with_suffix('.meta.json'), meta.read_bytes(), replace=True)
-        _write_sess(dest, munge(recs) + names, replace=key is not None)
+        _write_sess(dest, _mark_fork(munge(recs), sid) + names, replace=key is not None)
     except BaseException:
         if made: shutil.rmtree(out, ignore_errors=True)  # a failed fork leaves nothing behind
         raise
