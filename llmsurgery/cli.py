@@ -603,7 +603,7 @@ def cmd_tag(a, # the parsed command line (`cli_parser`)
              opt('--force', action='store_true', help='delete it even if it looks live'))
 def cmd_delete(a, # the parsed command line (`cli_parser`)
               ):
-    "Move a session (transcript, subagents, tool outputs) into llmsurgery's trash; `restore` undoes it"
+    "Move a session (transcript, subagents, tool outputs) into llmsurgery's trash, where restore finds it"
     s = open_sess(a.session)
     if not a.yes and not _ask(f'Delete session {s.sid} ({trunc(s.label, 60, count=False)!r}, {s.size:,} bytes)?'):
         print('Not deleted.')
@@ -628,7 +628,7 @@ def cmd_restore(a, # the parsed command line (`cli_parser`)
              opt('--title', help="the fork's title (default: the session's, and ' (fork)')"))
 def cmd_fork(a, # the parsed command line (`cli_parser`)
             ):
-    "Copy a session up to a message under a new id, with a title; `claude --resume ID` continues it"
+    "Copy a session up to a message under a new id, with a title, that claude --resume ID continues"
     sid = fork_at(a.session, a.at, a.title)
     print(json.dumps({'sid': sid, 'title': open_sess(sid).title}) if a.json
           else f'{sid}: {open_sess(sid).title}\nclaude --resume {sid}')
