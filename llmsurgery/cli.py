@@ -22,26 +22,14 @@ __all__ = ['SESS_ARG', 'PAT_ARG', 'AGENTS_ARG', 'FILTER_ARGS', 'NO_INDEX', 'ALL_
            'cmd_nb2sess', 'cmd_skill', 'cmd_redact', 'cmd_html']
 
 # %% ../nbs/19_cli.ipynb #caeac8bc
-import os, sys, re, io, json, argparse, time, shutil, warnings, traceback
+import os, sys, re, io, json, argparse, shutil, warnings, traceback
 from pathlib import Path
-from fastcore.basics import first
-from fastcore.foundation import L
 from .core import *
 from .rec import *
 from .show import *
 from .sess import *
 from .thread import *
-from .search import *
-from .forensics import *
-from .index import ArchiveIndex
-from .export import export_parquet
-from .resume import resume_check, resume_check_cmd, fmt_resumed, ResumeError, resume_preview, fmt_preview
-from .convert import sess2nb, nb2sess
-from .drift import drift
-from .redact import redact_sess, redact_check
 from .fixtures import fixture
-from .skill import skill_md, install_skill, uninstall_skill
-from .page import write_page
 from . import __version__
 
 # %% ../nbs/19_cli.ipynb #1c0a0002
@@ -120,13 +108,17 @@ def _err_msg(e) -> str:
     if isinstance(e, KeyError) and e.args: return str(e.args[0])
     return str(e).replace('pass skip_bad=True to skip such lines', 'pass --skip-bad to skip such lines')
 
+def _resume_errors() -> tuple:
+    "`ResumeError`, once a command has imported `llmsurgery.resume` (before that, no error can be one)"
+    return (m.ResumeError,) if (m := sys.modules.get('llmsurgery.resume')) else ()
+
 def _run(args) -> int:
     try:
         res = args.func(args)
         return res if isinstance(res, int) else emit(res, args.json)  # a command that printed returns its status
     except BrokenPipeError: return 0
     except KeyboardInterrupt: msg, rc = 'interrupted', 130
-    except (FileNotFoundError, ResumeError) as e: msg, rc = _err_msg(e), 1
+    except (FileNotFoundError, *_resume_errors()) as e: msg, rc = _err_msg(e), 1
     except (ValueError, LookupError, re.error) as e: msg, rc = _err_msg(e), 2
     except OSError as e: msg, rc = _err_msg(e), 1
     except Exception as e:
@@ -247,6 +239,7 @@ def progress():
 def _index(a):
     "The archive index, when `llmsurgery index` built one for this config folder and `--no-index` was not given"
     if a.no_index: return None
+    from llmsurgery.index import ArchiveIndex
     try: ix = ArchiveIndex()
     except ValueError: return None  # the cache folder would be inside the config folder: there is no index there
     return ix if ix.exists() else None
@@ -259,6 +252,7 @@ def _where(a): return dict(project=a.project, since=a.since, until=a.until, prog
 def cmd_find(a, # the parsed command line (`cli_parser`)
             ):
     "Sessions of every project whose conversation matches a regex, newest first"
+    from llmsurgery.search import find_sess
     return find_sess(a.pattern, project=a.project, role=a.role, tool=a.tool, since=a.since, until=a.until,
                      agents=not a.no_agents, limit=a.limit or None, progress=progress(), index=_index(a))
 
@@ -266,24 +260,28 @@ def cmd_find(a, # the parsed command line (`cli_parser`)
 def cmd_grep(a, # the parsed command line (`cli_parser`)
             ):
     "Records of one session matching a regex, with their index, role, time and a preview"
+    from llmsurgery.search import sess_search
     return sess_search(a.pattern, a.session, role=a.role, tool=a.tool, since=a.since, until=a.until)
 
 @cli_command('prompts', SESS_ARG)
 def cmd_prompts(a, # the parsed command line (`cli_parser`)
                ):
     "What a person typed or sent in a session"
+    from llmsurgery.forensics import sess_prompts
     return sess_prompts(a.session)
 
 @cli_command('replies', SESS_ARG, opt('--thinking', action='store_true', help='include thinking'))
 def cmd_replies(a, # the parsed command line (`cli_parser`)
                ):
     "The assistant's replies, one per API message"
+    from llmsurgery.forensics import sess_replies
     return sess_replies(a.session, thinking=a.thinking)
 
 @cli_command('result', opt('id', help='a tool_use id, or a unique start of it'), SESS_ARG)
 def cmd_result(a, # the parsed command line (`cli_parser`)
               ):
     "One tool call (by id or a unique start of it) and its result"
+    from llmsurgery.forensics import tool_result, fmt_call
     c = tool_result(a.id, a.session)
     if a.json: return emit(c, as_json=True)
     print(fmt_call(c))
@@ -293,12 +291,14 @@ def cmd_result(a, # the parsed command line (`cli_parser`)
 def cmd_agents(a, # the parsed command line (`cli_parser`)
               ):
     "A session's subagents: type, description, calls, result"
+    from llmsurgery.forensics import sess_agents
     return sess_agents(a.session)
 
 @cli_command('stats', SESS_ARG)
 def cmd_stats(a, # the parsed command line (`cli_parser`)
              ):
     "A one-screen dashboard of a session"
+    from llmsurgery.forensics import sess_stats
     return sess_stats(a.session)
 
 @cli_command('tools', SESS_ARG, opt('--name', help='only calls of this tool'),
@@ -306,6 +306,7 @@ def cmd_stats(a, # the parsed command line (`cli_parser`)
 def cmd_tools(a, # the parsed command line (`cli_parser`)
              ):
     "A session's tool calls joined with their results, its subagents' included (--counts: calls and failures by tool)"
+    from llmsurgery.forensics import tool_counts, sess_tools
     ag = not a.no_agents
     return tool_counts(a.session, agents=ag) if a.counts else sess_tools(a.session, agents=ag, name=a.name)
 
@@ -314,6 +315,7 @@ def cmd_tools(a, # the parsed command line (`cli_parser`)
 def cmd_errors(a, # the parsed command line (`cli_parser`)
               ):
     "Failed tool calls of a session, its subagents' included (--all: of every session)"
+    from llmsurgery.forensics import find_errors, sess_errors
     return find_errors(a.tool, **_where(a)) if a.all else sess_errors(a.session, agents=not a.no_agents)
 
 @cli_command('files', SESS_ARG, opt('--edited', metavar='FILE', help='sessions that wrote or edited FILE'), AGENTS_ARG,
@@ -321,6 +323,7 @@ def cmd_errors(a, # the parsed command line (`cli_parser`)
 def cmd_files(a, # the parsed command line (`cli_parser`)
              ):
     "Files a session and its subagents read, wrote or edited (--edited FILE: which sessions wrote or edited FILE)"
+    from llmsurgery.forensics import find_edits, touched_files
     return find_edits(a.edited, **_where(a)) if a.edited else touched_files(a.session, agents=not a.no_agents)
 
 @cli_command('commands', SESS_ARG, opt('--grep', metavar='REGEX', help='matching commands of every session'),
@@ -328,6 +331,7 @@ def cmd_files(a, # the parsed command line (`cli_parser`)
 def cmd_commands(a, # the parsed command line (`cli_parser`)
                 ):
     "Shell commands a session and its subagents ran (--grep REGEX: matching commands of every session)"
+    from llmsurgery.forensics import find_commands, sess_commands
     return find_commands(a.grep, **_where(a)) if a.grep else sess_commands(a.session, agents=not a.no_agents)
 
 @cli_command('usage', SESS_ARG,
@@ -337,6 +341,7 @@ def cmd_commands(a, # the parsed command line (`cli_parser`)
 def cmd_usage(a, # the parsed command line (`cli_parser`)
              ):
     "Tokens and cost of a session and its subagents by model (--by day|project|session|model: over all sessions)"
+    from llmsurgery.forensics import find_usage, sess_usage
     return find_usage(a.by, utc=a.utc, **_where(a)) if a.by else sess_usage(a.session, agents=not a.no_agents)
 
 # %% ../nbs/19_cli.ipynb #cc9c4ba1
@@ -347,6 +352,7 @@ def _mb(n): return f'{n/1e6:,.1f} MB'
 def cmd_index(a, # the parsed command line (`cli_parser`)
              ):
     "Build or update the index of every session, which find, errors/files/commands/usage across sessions then use"
+    from llmsurgery.index import ArchiveIndex
     ix = ArchiveIndex()
     if a.drop or a.rebuild: ix.drop()
     if a.drop: return emit(dict(dropped=str(ix.path)), True) if a.json else print(f'Deleted {ix.path}') or 0
@@ -363,6 +369,7 @@ def cmd_index(a, # the parsed command line (`cli_parser`)
 def cmd_export(a, # the parsed command line (`cli_parser`)
               ):
     "Write every session's records, tool calls and API messages as Parquet, by project and month (indexing first)"
+    from llmsurgery.export import export_parquet
     res = export_parquet(a.parquet, redact=a.redact, progress=progress())
     if a.json: return emit(res, True)
     print(f"Wrote {res.partitions:,} partitions ({res.rows:,} rows) for {res.changed} changed of {res.projects} "
@@ -374,6 +381,7 @@ def cmd_export(a, # the parsed command line (`cli_parser`)
 def cmd_resume_check(a, # the parsed command line (`cli_parser`)
                     ):
     "Resume a scratch copy of a session with the installed Claude Code, offline; exit 1 when it is not as written"
+    from llmsurgery.resume import resume_check, fmt_resumed
     r = resume_check(a.session)
     print(json.dumps(r.to_data(), indent=1, ensure_ascii=False) if a.json else fmt_resumed(r))
     return 0 if r.as_written else 1
@@ -385,6 +393,7 @@ def cmd_resume_check(a, # the parsed command line (`cli_parser`)
 def cmd_resume_preview(a, # the parsed command line (`cli_parser`)
                       ):
     "What Claude Code would send on resuming a session, and what it would lose or change; exit 1 when something is lost"
+    from llmsurgery.resume import resume_preview, fmt_preview
     p = resume_preview(a.session, cli=a.cli, model=a.model)
     print(json.dumps(p.to_data(), indent=1, ensure_ascii=False, default=str) if a.json else fmt_preview(p))
     return 1 if p.lost else 0
@@ -395,6 +404,7 @@ def cmd_resume_preview(a, # the parsed command line (`cli_parser`)
 def cmd_drift(a, # the parsed command line (`cli_parser`)
              ):
     "Record types, subtypes and fields llmsurgery does not know, by the Claude Code version that wrote them"
+    from llmsurgery.drift import drift
     return 1 - emit(drift(a.path), a.json)
 
 # %% ../nbs/19_cli.ipynb #68ac650c
@@ -407,6 +417,7 @@ def cmd_drift(a, # the parsed command line (`cli_parser`)
 def cmd_sess2nb(a, # the parsed command line (`cli_parser`)
                ):
     "Write a session as a dialog notebook (.ipynb)"
+    from llmsurgery.convert import sess2nb
     p = sess2nb(a.session, a.output, mx=a.mx or None, redact=a.redact, force=a.force)
     print(json.dumps({'notebook': str(p)}) if a.json else p)
     return 0
@@ -417,6 +428,7 @@ def cmd_sess2nb(a, # the parsed command line (`cli_parser`)
 def cmd_nb2sess(a, # the parsed command line (`cli_parser`)
                ):
     "Write a dialog notebook back as a Claude Code session of the current directory; prints its id"
+    from llmsurgery.convert import nb2sess
     sid = nb2sess(a.notebook, a.cwd, new=a.new)
     print(json.dumps({'session': sid, 'path': str(sess_file(sid, a.cwd))}) if a.json else sid)
     return 0
@@ -428,6 +440,7 @@ def cmd_nb2sess(a, # the parsed command line (`cli_parser`)
 def cmd_skill(a, # the parsed command line (`cli_parser`)
              ):
     "Install, uninstall or show the Claude Code skill that tells Claude to inspect sessions with llmsurgery"
+    from llmsurgery.skill import skill_md, install_skill, uninstall_skill
     if a.action == 'show':
         print(skill_md())
         return 0
@@ -448,6 +461,7 @@ def cmd_skill(a, # the parsed command line (`cli_parser`)
 def cmd_redact(a, # the parsed command line (`cli_parser`)
               ):
     "Copy a session with its secrets replaced by placeholders (--check: only report them, exit 1 if any)"
+    from llmsurgery.redact import redact_sess, redact_check
     if a.check:  # 1 means secrets were found: a check that could not run says so and exits 2
         try: rep = redact_check(a.session)
         except (OSError, ValueError, LookupError) as e:
@@ -470,6 +484,7 @@ def cmd_redact(a, # the parsed command line (`cli_parser`)
 def cmd_html(a, # the parsed command line (`cli_parser`)
             ):
     "Write a session as one self-contained HTML page: stats, then the conversation, tool calls and subagents folded"
+    from llmsurgery.page import write_page
     p = write_page(a.session, a.output, redact=a.redact, mx=a.mx or None, force=a.force)
     print(json.dumps({'page': str(p)}) if a.json else p)
     return 0
