@@ -16,8 +16,7 @@ __all__ = ['case_variants', 'json_re', 'pat_needles', 'Needle', 'needles_of', 'c
            'scan_recs', 'holding']
 
 # %% ../nbs/09_scan.ipynb #fe498bd4
-import os, re, functools, threading, unicodedata, multiprocessing
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import os, re, functools, threading, unicodedata
 from pathlib import Path
 import orjson
 from .core import *
@@ -333,9 +332,19 @@ def _holds(p, nds):
     try: return any(True for _ in scan_lines(p, nds, index=False))
     except (OSError, TranscriptError) as e: return e.strerror or str(e) if isinstance(e, OSError) else e.msg
 
+def _holds_each(ps, nds): return [_holds(p, nds) for p in ps]
+
 def _size(p):
     try: return os.path.getsize(p)
     except OSError: return 0
+
+def _batches(paths, sizes, n) -> list:
+    "`paths` cut into at most `n` runs of consecutive files holding about as many bytes each"
+    total, res, acc = sum(sizes) or 1, [[]], 0
+    for p, sz in zip(paths, sizes):
+        if res[-1] and acc >= total * len(res) / n: res.append([])
+        res[-1].append(p); acc += sz
+    return res
 
 def holding(paths:list, # transcripts
             nds:list, # `Needle`s
@@ -343,15 +352,17 @@ def holding(paths:list, # transcripts
             workers:int=None, # processes to use (default: one per core)
            ) -> list:
     "For each of `paths`, does it hold one of needles `nds` in its raw bytes?"
-    workers = min(workers or os.cpu_count() or 1, len(paths))
-    big = sum(_size(p) for p in paths) > (64 << 20)
-    if workers > 1 and big and threading.active_count() == 1:  # forking a process with threads is unsafe
-        ctx = multiprocessing.get_context('fork')
-        with ProcessPoolExecutor(workers, mp_context=ctx) as ex:
-            futs = [ex.submit(_holds, p, nds) for p in paths]
-            for k, f in enumerate(as_completed(futs)):
-                if progress: progress(k, len(paths))
-            res = [f.result() for f in futs]
+    workers, sizes = min(workers or os.cpu_count() or 1, len(paths)), [_size(p) for p in paths]
+    if workers > 1 and sum(sizes) > (64 << 20) and threading.active_count() == 1:  # forking with threads is unsafe
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        batches, done = _batches(paths, sizes, 4 * workers), 0
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context('fork')) as ex:
+            futs = {ex.submit(_holds_each, b, nds): len(b) for b in batches}
+            for f in as_completed(futs):
+                if progress: progress(done, len(paths))
+                done += futs[f]
+            res = [r for f in futs for r in f.result()]
     else:
         res = []
         for k, p in enumerate(paths):
