@@ -39,6 +39,7 @@ def rg_l(rg, cfg):
 def shell_find(cfg, cache, *opts):
     "`llmsurgery find` of the rare phrase, as a shell runs it"
     env = dict(os.environ, CLAUDE_CONFIG_DIR=str(cfg), XDG_CACHE_HOME=str(cache))
+    env.pop('PYTHONDONTWRITEBYTECODE', None)  # as installed: modules compiled once, not at every start
     return subprocess.run([Path(sys.executable).parent/'llmsurgery', 'find', PHRASE, *opts], capture_output=True,
                           env=env)
 

@@ -42,6 +42,7 @@ def main():
     a = ap.parse_args()
     d = Path(tempfile.mkdtemp(prefix='llmsurgery-startup-'))
     env = dict(os.environ, CLAUDE_CONFIG_DIR=str(d/'config'), XDG_CACHE_HOME=str(d/'cache'))
+    env.pop('PYTHONDONTWRITEBYTECODE', None)  # as installed: modules compiled once, not at every start
     (d/'config').mkdir()
     try:
         for cmd in COMMANDS.values(): cpu(cmd, env)  # once each first, so .pyc files are written

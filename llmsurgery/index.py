@@ -24,13 +24,14 @@ __all__ = ['INDEX_VERSION', 'SCHEMA', 'BLOCK', 'VERIFY_ALL', 'SAMPLES', 'ENV_FIE
            'read_recs']
 
 # %% ../nbs/14_archive.ipynb #aea82ffa
-import os, re, time, zlib, fcntl, random, hashlib, sqlite3, warnings, importlib.metadata
+import os, re, time, zlib, fcntl, random, hashlib, sqlite3, warnings
 from array import array
 from contextlib import contextmanager
 from pathlib import Path
 from fastcore.basics import AttrDict, patch
 from fastcore.foundation import L
 import orjson
+import fastllm
 from . import __version__
 from .core import *
 from .rec import *
@@ -96,7 +97,7 @@ CREATE VIEW sessions AS SELECT s.sid, s.project, s.path, s.cwd, coalesce(s.custo
 def index_version() -> str:
     "What an index must have been written by to be used: its version, its schema, llmsurgery's and fastllm's versions"
     return '/'.join([str(INDEX_VERSION), hashlib.sha1(SCHEMA.encode()).hexdigest()[:8], __version__,
-                     importlib.metadata.version('python-fastllm')])
+                     fastllm.__version__])  # not `importlib.metadata`: 0.1 s to import
 
 # %% ../nbs/14_archive.ipynb #9693d2c0
 def complete_block(f, # a transcript opened for binary reading

@@ -18,7 +18,9 @@ RUN = 'import sys\nfrom llmsurgery.cli import main\nsys.exit(main(sys.argv[1:]))
 def env(tmp_path):
     "An empty config folder and cache: what `ls` meets on a machine without sessions"
     (tmp_path/'config').mkdir()
-    return dict(os.environ, CLAUDE_CONFIG_DIR=str(tmp_path/'config'), XDG_CACHE_HOME=str(tmp_path/'cache'))
+    env = dict(os.environ, CLAUDE_CONFIG_DIR=str(tmp_path/'config'), XDG_CACHE_HOME=str(tmp_path/'cache'))
+    env.pop('PYTHONDONTWRITEBYTECODE', None)  # as installed: modules compiled once, not at every start
+    return env
 
 def imported(env, *argv) -> set:
     "The modules `llmsurgery ARGV` imports, by `-X importtime`"
