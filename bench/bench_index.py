@@ -18,7 +18,8 @@ fixtures:
 Times are the best of `--runs`; files are in the page cache (each is read before it is timed). Ratios are printed,
 never asserted. Trees are built under bench/data/ (git-ignored) and, unless `--keep`, deleted at the end.
 
-    LLMSURGERY_BENCH_MB=1000 .venv/bin/python bench/bench_index.py [--mb 1000] [--scale 100,1000,4000] [--runs 3] [--keep]
+    LLMSURGERY_BENCH_MB=1000 .venv/bin/python bench/bench_index.py [--mb 1000] [--scale 100,1000,4000] [--runs 3]
+        [--keep]
 """
 import argparse, json, os, resource, shutil, subprocess, sys, tempfile, time
 from pathlib import Path

@@ -714,8 +714,9 @@ def search_files(self:ArchiveIndex,
     "`(sess, agent id, path, [(index, record)])` for each transcript with records that may match `rx`; None: scan"
     if (q := fts_query(rx)) is None: return None
     def ask():
-        found = self.refresh(progress)._by_file('SELECT r.file, r.line, r.off, r.len FROM recs_fts JOIN recs r ON '
-                                                'r.id = recs_fts.rowid WHERE recs_fts MATCH ? ORDER BY r.file, r.line', (q,))
+        found = self.refresh(progress)._by_file('SELECT r.file, r.line, r.off, r.len FROM recs_fts JOIN recs r '
+                                                'ON r.id = recs_fts.rowid WHERE recs_fts MATCH ? '
+                                                'ORDER BY r.file, r.line', (q,))
         return self.files(project, since, agents, only=set(found)), found
     if (got := self._answer(ask)) is None: return None
     files, found = got
