@@ -75,6 +75,11 @@ def cpu_timed(f, runs):
         ts.append(a.ru_utime - b.ru_utime + a.ru_stime - b.ru_stime)
     return min(ts)
 
+def cpu_self(f):
+    "CPU time (user + system) of this process running `f()` once"
+    b = resource.getrusage(resource.RUSAGE_SELF); f(); a = resource.getrusage(resource.RUSAGE_SELF)
+    return a.ru_utime - b.ru_utime + a.ru_stime - b.ru_stime
+
 def mb(n): return f'{n/1e6:,.0f} MB'
 
 def setup(size, runs):
@@ -155,6 +160,10 @@ def main():
           f'({len(out.stdout.splitlines())} file(s)): {t_rg/t:.1f}x faster than rg (target >= 10x)')
     c_rg, c_sh, c_shs = (cpu_timed(f, a.runs) for f in (lambda: rg_l(rg, cfg), lambda: shell_find(cfg, cache),
                                                           lambda: shell_find(cfg, cache, '--no-index')))
+    c_ix = min(cpu_self(lambda: find_sess(PHRASE, index=ix)) for _ in range(a.runs))
+    c_rg = cpu_timed(lambda: rg_l(rg, cfg), a.runs)
+    print(f'   CPU time (user+sys) in-process: index {c_ix*1000:.1f} ms; rg -l {c_rg*1000:.1f} ms (its threads\' '
+          f'summed): {c_rg/c_ix:.1f}x')
     print(f'   from a shell: llmsurgery find {t_sh*1000:.0f} ms = {t_sh/t_rg:.2f}x rg -l (target <= 1x); '
           f'find --no-index {t_shs*1000:.0f} ms = {t_shs/t_rg:.2f}x')
     print(f'   CPU time (user+sys): rg -l {c_rg*1000:.0f} ms, llmsurgery find {c_sh*1000:.0f} ms = {c_sh/c_rg:.2f}x, '
