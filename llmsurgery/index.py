@@ -506,7 +506,8 @@ def price(self:ArchiveIndex,
     return len(todo)
 
 # %% ../nbs/14_archive.ipynb #8bbed4ac
-def _flat_agent(p): return Path(p).name.startswith('agent-') and Path(p).parent.name != 'subagents'
+def _flat_agent(p):  # with `os.path`, not `Path`: it is asked of every file at each update
+    return os.path.basename(p).startswith('agent-') and os.path.basename(os.path.dirname(p)) != 'subagents'
 
 @patch
 def _grown(self:ArchiveIndex, walk, last) -> dict | None:
@@ -514,8 +515,8 @@ def _grown(self:ArchiveIndex, walk, last) -> dict | None:
     if walk.keys() != last.keys(): return None
     con, changed = self.con, [p for p in walk if walk[p] != last[p]]
     files = {r[0]: r for r in con.execute('SELECT path, id, parent, agent, warmup, seq, mtime, active FROM files')}
-    flat = {str(Path(p).parent) for p in walk if _flat_agent(p)}
-    if any(p not in files or not walk[p][0] or str(Path(files[p][2]).parent) in flat for p in changed): return None
+    flat = {os.path.dirname(p) for p in walk if _flat_agent(p)}
+    if any(p not in files or not walk[p][0] or os.path.dirname(files[p][2]) in flat for p in changed): return None
     mtime = {p: r[6] for p, r in files.items()} | {p: _mtime(p) for p in changed}
     active = {}
     for p, fid, parent, aid, warm, *_ in files.values():
