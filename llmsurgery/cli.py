@@ -19,10 +19,11 @@ __all__ = ['SESS_ARG', 'PAT_ARG', 'AGENTS_ARG', 'FILTER_ARGS', 'NO_INDEX', 'ALL_
            'fmt_ls', 'cmd_ls', 'cmd_show', 'emit', 'progress', 'cmd_find', 'cmd_grep', 'cmd_prompts', 'cmd_replies',
            'cmd_result', 'cmd_agents', 'cmd_stats', 'cmd_tools', 'cmd_errors', 'cmd_files', 'cmd_commands', 'cmd_usage',
            'cmd_index', 'cmd_export', 'cmd_resume_check', 'cmd_resume_preview', 'cmd_drift', 'cmd_sess2nb',
-           'cmd_nb2sess', 'cmd_skill', 'cmd_redact', 'cmd_html']
+           'cmd_nb2sess', 'cmd_skill', 'cmd_redact', 'cmd_html', 'cmd_rename', 'cmd_tag', 'cmd_delete', 'cmd_restore',
+           'cmd_fork', 'cmd_move']
 
 # %% ../nbs/19_cli.ipynb #caeac8bc
-import os, sys, re, io, json, argparse, shutil, warnings, traceback
+import os, sys, re, io, dis, json, argparse, time, shutil, warnings, traceback
 from pathlib import Path
 from .core import *
 from .rec import *
@@ -112,18 +113,30 @@ def _resume_errors() -> tuple:
     "`ResumeError`, once a command has imported `llmsurgery.resume` (before that, no error can be one)"
     return (m.ResumeError,) if (m := sys.modules.get('llmsurgery.resume')) else ()
 
+def _deliberate(e) -> bool:
+    "Was `e` raised on purpose, to say what is wrong (an error class of ours, or our own `raise`), not by a bug?"
+    if type(e).__module__.startswith('llmsurgery') or isinstance(e, re.error): return True
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None: tb = tb.tb_next
+    if tb is None or not tb.tb_frame.f_globals.get('__name__', '').startswith('llmsurgery'): return False
+    return tb.tb_frame.f_code.co_code[tb.tb_lasti] == dis.opmap['RAISE_VARARGS']  # not a subscript, call, ...
+
+def _err_status(e) -> tuple:
+    "What to say of error `e` and the exit status: 1 nothing found or a failure, 2 bad usage or input"
+    if isinstance(e, (FileNotFoundError, *_resume_errors())): return _err_msg(e), 1
+    if isinstance(e, (ValueError, LookupError, re.error)) and _deliberate(e): return _err_msg(e), 2
+    if isinstance(e, OSError): return _err_msg(e), 1
+    return f'internal error, {type(e).__name__}: {e} (LLMSURGERY_TRACEBACK=1 shows where)', 1
+
 def _run(args) -> int:
     try:
         res = args.func(args)
         return res if isinstance(res, int) else emit(res, args.json)  # a command that printed returns its status
     except BrokenPipeError: return 0
     except KeyboardInterrupt: msg, rc = 'interrupted', 130
-    except (FileNotFoundError, *_resume_errors()) as e: msg, rc = _err_msg(e), 1
-    except (ValueError, LookupError, re.error) as e: msg, rc = _err_msg(e), 2
-    except OSError as e: msg, rc = _err_msg(e), 1
     except Exception as e:
         if os.environ.get('LLMSURGERY_TRACEBACK'): traceback.print_exc()
-        msg, rc = f'internal error, {type(e).__name__}: {e} (LLMSURGERY_TRACEBACK=1 shows where)', 1
+        msg, rc = _err_status(e)
     print(f'llmsurgery {args.cmd}: {visible(msg)}', file=sys.stderr)
     return rc
 
@@ -168,7 +181,7 @@ def fmt_ls(infos, # `Sess`es, as `ls_sess` lists them
         if i.project != proj:
             proj = i.project
             out.append(f"\n{i.cwd or proj}" + (f'  ({proj})' if i.cwd else ''))
-        label = ' '.join((i.label or '(no prompt)').split())
+        label = ' '.join(((f'[{i.tag}] ' if i.tag else '') + (i.label or '(no prompt)')).split())
         out.append(f"  {_ago(i.mtime)}  {_human(i.size):>9}  {i.sid}  {label[:max(10, width-70)]}")
     return '\n'.join(out).strip()
 
@@ -400,12 +413,14 @@ def cmd_resume_preview(a, # the parsed command line (`cli_parser`)
 
 # %% ../nbs/19_cli.ipynb #7e5a1006
 @cli_command('drift', opt('path', nargs='?',
-                          help='a config folder, project folder or transcript (default: the current config folder)'))
+                          help='a config folder, project folder or transcript (default: the current config folder)'),
+             opt('--strict', action='store_true', help='exit with 1 when something is unknown'))
 def cmd_drift(a, # the parsed command line (`cli_parser`)
              ):
     "Record types, subtypes and fields llmsurgery does not know, by the Claude Code version that wrote them"
     from llmsurgery.drift import drift
-    return 1 - emit(drift(a.path), a.json)
+    emit(d := drift(a.path), a.json)
+    return int(a.strict and len(d) > 0)  # findings are data: 0 when it ran, unless `--strict` found something
 
 # %% ../nbs/19_cli.ipynb #68ac650c
 @cli_command('sess2nb', SESS_ARG,
@@ -488,3 +503,86 @@ def cmd_html(a, # the parsed command line (`cli_parser`)
     p = write_page(a.session, a.output, redact=a.redact, mx=a.mx or None, force=a.force)
     print(json.dumps({'page': str(p)}) if a.json else p)
     return 0
+
+# %% ../nbs/19_cli.ipynb #56bf3dee
+def _ask(question):
+    "Ask `question` on the terminal; True for yes. No terminal: a `ManageError` saying to pass --yes"
+    from llmsurgery.manage import ManageError
+    if not sys.stdin.isatty(): raise ManageError('not on a terminal: pass --yes to go ahead without being asked')
+    print(question + ' [y/N] ', end='', flush=True)
+    return sys.stdin.readline().strip().lower() in ('y', 'yes')
+
+@cli_command('rename', opt('session', help="id, unique id prefix, title, .jsonl path, or '.' (current)"),
+             opt('title', help='the new title'))
+def cmd_rename(a, # the parsed command line (`cli_parser`)
+              ):
+    "Give a session a title, as Claude Code's /rename does"
+    from llmsurgery.manage import rename_sess
+    sid = rename_sess(a.session, a.title)
+    print(json.dumps({'sid': sid, 'title': open_sess(sid).title}) if a.json else f'{sid}: {open_sess(sid).title}')
+    return 0
+
+@cli_command('tag', opt('session', help="id, unique id prefix, title, .jsonl path, or '.' (current)"),
+             opt('tag', nargs='?', help='the tag'), opt('--clear', action='store_true', help='remove the tag'))
+def cmd_tag(a, # the parsed command line (`cli_parser`)
+           ):
+    "Tag a session, as claude-agent-sdk's tag_session does (--clear removes it)"
+    from llmsurgery.manage import tag_sess
+    if (a.tag is None) == (not a.clear): raise ValueError('give a TAG, or --clear')
+    sid = tag_sess(a.session, None if a.clear else a.tag)
+    tag = open_sess(sid).tag
+    print(json.dumps({'sid': sid, 'tag': tag}) if a.json else f'{sid}: {tag or "(no tag)"}')
+    return 0
+
+@cli_command('delete', opt('session', help='id, unique id prefix, title or .jsonl path'),
+             opt('-y', '--yes', action='store_true', help='do not ask'),
+             opt('--force', action='store_true', help='delete it even if it looks live'))
+def cmd_delete(a, # the parsed command line (`cli_parser`)
+              ):
+    "Move a session (transcript, subagents, tool outputs) into llmsurgery's trash; `restore` undoes it"
+    from llmsurgery.manage import delete_sess
+    s = open_sess(a.session)
+    if not a.yes and not _ask(f'Delete session {s.sid} ({trunc(s.label, 60, count=False)!r}, {s.size:,} bytes)?'):
+        print('Not deleted.')
+        return 1
+    entry = delete_sess(s.path, force=a.force)
+    if a.json: print(json.dumps({'sid': s.sid, 'trash': str(entry)}))
+    else: print(f'{s.sid} moved to {entry}\nUndo: llmsurgery restore {s.sid}')
+    return 0
+
+@cli_command('restore', opt('session', nargs='?', help='a deleted session: its id, a unique start of it, or its '
+                            'trash folder (none: list the trash)'))
+def cmd_restore(a, # the parsed command line (`cli_parser`)
+               ):
+    "Put a deleted session back where it was, or list the trash"
+    from llmsurgery.manage import ls_trash, restore_sess
+    if a.session is None: return ls_trash()
+    done = restore_sess(a.session)
+    print(json.dumps([str(p) for p in done]) if a.json else '\n'.join(f'restored {p}' for p in done))
+    return 0
+
+@cli_command('fork', SESS_ARG, opt('--at', help='the last record: a uuid (or a unique start), or a number as '
+                                   '`prompts` and `replies` print it (default: the whole conversation)'),
+             opt('--title', help="the fork's title (default: the session's, and ' (fork)')"))
+def cmd_fork(a, # the parsed command line (`cli_parser`)
+            ):
+    "Copy a session up to a message under a new id, with a title; `claude --resume ID` continues it"
+    from llmsurgery.manage import fork_at
+    sid = fork_at(a.session, a.at, a.title)
+    print(json.dumps({'sid': sid, 'title': open_sess(sid).title}) if a.json
+          else f'{sid}: {open_sess(sid).title}\nclaude --resume {sid}')
+    return 0
+
+@cli_command('move', opt('old', help='the directory the project was in'), opt('new', help='where it is now'),
+             opt('--copy', action='store_true', help='keep the old sessions too'),
+             opt('--dry-run', action='store_true', help='only say what would be done'))
+def cmd_move(a, # the parsed command line (`cli_parser`)
+            ):
+    "After a project folder moved: file its sessions (and every project's below it) under the new place"
+    from llmsurgery.manage import move_proj
+    res = move_proj(a.old, a.new, copy=a.copy, dry_run=a.dry_run)
+    if not res:
+        print(f'No session ran in {resolve_cwd(a.old)} or below it.', file=sys.stderr)
+        return 1
+    emit(res, a.json)
+    return 1 if any(i.state in ('live', 'conflict') for i in res) else 0

@@ -63,6 +63,7 @@ def _info(hrecs, trecs, st=None) -> AttrDict:
     return AttrDict(cwd=earliest('cwd'), branch=last('gitBranch'), started=earliest('timestamp'),
                     mtime=st.st_mtime if st else None, size=st.st_size if st else None,
                     title=last('customTitle', ('custom-title',)) or last('aiTitle', ('ai-title',)),
+                    tag=_str(first(r.get('tag') for r in reversed(recs) if r.get('type') == 'tag')),
                     prompt=first(filter(None, map(prompt_text, hrecs))) or last('lastPrompt'))
 
 # %% ../nbs/04_sess.ipynb #5c0e1c0c
@@ -108,6 +109,7 @@ class Sess:
     title = property(lambda self: self.info.title, doc="Its latest title (`/rename`'s, else Claude Code's)")
     prompt = property(lambda self: self.info.prompt, doc="Its first prompt")
     label = property(lambda self: self.title or self.prompt or '', doc="Its title, else its first prompt")
+    tag = property(lambda self: self.info.tag, doc="Its tag (the SDK's `tag_session`), or None")
 
     def __repr__(self):
         size = f'{self.size:,} bytes' if self.size is not None else f'{len(self.recs)} records'
@@ -119,7 +121,7 @@ def to_data(self:Sess) -> dict:
     "The session as plain data: id, path, project and the listing's metadata"
     t = self.mtime  # also as an ISO time with the local zone's offset, `modified`
     return dict(sid=self.sid, path=str(self.path) if self.path else None, project=self.project,
-                **{k: self.info[k] for k in ('cwd', 'branch', 'started', 'mtime', 'size', 'title', 'prompt')},
+                **{k: self.info[k] for k in ('cwd', 'branch', 'started', 'mtime', 'size', 'title', 'tag', 'prompt')},
                 modified=datetime.fromtimestamp(t, timezone.utc).astimezone().isoformat() if t else None)
 
 # %% ../nbs/04_sess.ipynb #1a79129b
@@ -333,6 +335,7 @@ class SessList(Rows):
             return type(self)(items, *args, cols=self.cols, title=self.title, **kwargs)
         return L(items, *args, **kwargs)
     def rows(self): return [dict(modified=fmt_mtime(s.mtime), size=s.size, sid=s.sid, project=s.project,
+                                 tag=s.tag or '',
                                  label=s.label) for s in self]
     def to_data(self): return [s.to_data() for s in self]
 
@@ -341,7 +344,9 @@ def ls_sess(cwd=None, # a project directory: only its sessions (default: every p
     "Every session, newest first: all projects, or only the project in directory `cwd`"
     dirs = [sess_dir(cwd)] if cwd else ls_projects()
     infos = L(sess_info(p) for d in dirs for p in transcripts_in(d)).filter()
-    return SessList(infos.sorted('mtime', reverse=True), cols=['modified', 'size', 'sid', 'label'], title='Sessions')
+    tag = ['tag'] if any(s.tag for s in infos) else []  # a column only when some session has one
+    return SessList(infos.sorted('mtime', reverse=True), cols=['modified', 'size', 'sid', *tag, 'label'],
+                    title='Sessions')
 
 # %% ../nbs/04_sess.ipynb #5c0e1c26
 def proj_dirs(project=None, # only projects whose folder name holds this, or the project of this directory
