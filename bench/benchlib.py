@@ -108,3 +108,35 @@ def build_tree(mb, root, nproj=23, rare=37, sizes=SIZES) -> Path:
         total += size*(1.25 if k % 5 == 0 else 1); k += 1
     stamp.touch()
     return root
+
+# A real archive's shape: about 2,000 transcripts a GB (claude-code-log's users: 1,830 in 2 GB; ccusage's benchmark:
+# 3,129 in 1.29 GB). Sessions of these MB in turn: most are a few prompts, a few run long; the smallest are one copy
+# of one fixture (16-120 KB), and every fifth has a subagent (at least one copy of the fixture's, 210 KB)
+SHAPE = (0.02, 0.05, 0.01, 0.08, 0.03, 0.2, 0.04, 0.06, 0.5, 0.02, 0.05, 1, 0.03, 0.08, 2, 0.04, 0.3, 5, 0.06, 0.7)
+
+def build_archive(mb, root, nproj=23, rare=5, sizes=SHAPE) -> Path:
+    """A config folder at `root` shaped like a real archive: about `mb` MB (counted as written) of sessions of `sizes`
+    MB in turn over `nproj` projects (built once: a stamp file records it).
+
+    As `build_tree`, but a session under 0.1 MB is copies of one fixture (a different one each time) rather than of
+    all seven, so small sessions are small; every fifth session has a subagent; session number `rare` holds `PHRASE`
+    once, half way through."""
+    root = Path(root)
+    stamp = root/f'.archive-{mb}'
+    if stamp.exists(): return root
+    shutil.rmtree(root, ignore_errors=True)
+    every, single = seed_lines(), [seed_lines((n,)) for n in SEEDS]
+    alines, total, k = _agent_lines(), 0, 0
+    while total < mb*1e6:
+        size, sid = sizes[k % len(sizes)], str(uuid.UUID(int=k + 1, version=4))
+        proj, day = k % nproj, (datetime.date(2026, 11, 30) - datetime.timedelta(days=(k*7) % 365)).isoformat()
+        where = f'/home/me/proj{proj}/'
+        p = root/'projects'/f'-home-me-proj{proj}'/f'{sid}.jsonl'
+        grow(p, size, single[k % len(SEEDS)] if size < 0.1 else every, where, day, rare_at=0.5 if k == rare else None)
+        total += p.stat().st_size
+        if k % 5 == 0:
+            a = grow(p.parent/sid/'subagents'/f'agent-a{k:016x}.jsonl', size/4, alines, where, day)
+            total += a.stat().st_size
+        k += 1
+    stamp.touch()
+    return root

@@ -25,25 +25,12 @@ __all__ = ['SESS_ARG', 'PAT_ARG', 'AGENTS_ARG', 'ROLES', 'FILTER_ARGS', 'NO_INDE
 # %% ../nbs/19_cli.ipynb #caeac8bc
 import os, sys, re, io, dis, json, argparse, time, shutil, warnings, traceback
 from pathlib import Path
-from fastcore.basics import first
-from fastcore.foundation import L
 from .core import *
 from .rec import *
 from .show import *
 from .sess import *
 from .thread import *
-from .search import *
-from .forensics import *
-from .scan import Needle
-from .index import ArchiveIndex
-from .export import export_parquet
-from .resume import resume_check, resume_check_cmd, fmt_resumed, ResumeError, resume_preview, fmt_preview
-from .convert import sess2nb, nb2sess
-from .drift import drift
-from .redact import redact_sess, redact_check
 from .fixtures import fixture
-from .skill import skill_md, install_skill, uninstall_skill
-from .page import write_page
 from . import __version__
 
 # %% ../nbs/19_cli.ipynb #1c0a0002
@@ -133,6 +120,9 @@ def _err_msg(e) -> str:
     return str(e).replace('pass skip_bad=True to skip such lines', 'pass --skip-bad to skip such lines')
 
 def _ours(mod): return mod.startswith('llmsurgery') or mod == '__main__'  # __main__: this notebook, run as a test
+def _resume_errors() -> tuple:
+    "`ResumeError`, once a command has imported `llmsurgery.resume` (before that, no error can be one)"
+    return (m.ResumeError,) if (m := sys.modules.get('llmsurgery.resume')) else ()
 
 def _deliberate(e) -> bool:
     "Was `e` raised on purpose, to say what is wrong (an error class of ours, or our own `raise`), not by a bug?"
@@ -144,7 +134,7 @@ def _deliberate(e) -> bool:
 
 def _err_status(e) -> tuple:
     "What to say of error `e` and the exit status: 1 nothing found or a failure, 2 bad usage or input"
-    if isinstance(e, (FileNotFoundError, ResumeError)): return _err_msg(e), 1
+    if isinstance(e, (FileNotFoundError, *_resume_errors())): return _err_msg(e), 1
     if isinstance(e, (ValueError, LookupError, re.error)) and _deliberate(e): return _err_msg(e), 2
     if isinstance(e, OSError): return _err_msg(e), 1
     return f'internal error, {type(e).__name__}: {e} (LLMSURGERY_TRACEBACK=1 shows where)', 1
@@ -174,7 +164,7 @@ def main(argv=None, # the arguments (default: `sys.argv[1:]`)
     except SystemExit as e: return e.code  # --help, --version
     except KeyboardInterrupt: return 130
     except UsageError as e:
-        cmd = first(a for a in argv if a in _COMMANDS)
+        cmd = next((a for a in argv if a in _COMMANDS), None)
         if '--json' not in argv: e.args[1].print_usage(sys.stderr)
         _error(cmd, e.args[0], 2, '--json' in argv)
         return 2
@@ -208,7 +198,7 @@ def fmt_ls(infos, # `Sess`es, as `ls_sess` lists them
     for i in infos: by_proj.setdefault(i.project, []).append(i)
     def ran(i): return i.last_active or 0
     for proj, ss in sorted(by_proj.items(), key=lambda kv: (-max(map(ran, kv[1])), kv[0] or '')):
-        cwd = first(i.cwd for i in ss if i.cwd)
+        cwd = next((i.cwd for i in ss if i.cwd), None)
         out.append(f"\n{cwd or proj}" + (f'  ({proj})' if cwd else ''))
         for i in sorted(ss, key=ran, reverse=True):
             marks = (f'[fork of {i.fork_of[:8]}] ' if i.fork_of else '') + (f'[{i.tag}] ' if i.tag else '')
@@ -307,6 +297,7 @@ def progress():
 def _index(a):
     "The archive index, when `llmsurgery index` built one for this config folder and `--no-index` was not given"
     if a.no_index: return None
+    from llmsurgery.index import ArchiveIndex
     try: ix = ArchiveIndex()
     except ValueError: return None  # the cache folder would be inside the config folder: there is no index there
     return ix if ix.exists() else None
@@ -321,10 +312,12 @@ _CC_TOOLS = ('Agent Task Bash BashOutput KillShell Read Write Edit MultiEdit Glo
 
 def _like(name, names):
     "' (did you mean X?)' when `name` is one of `names` in another case"
-    return f' (did you mean {m!r}?)' if (m := first(n for n in names if n.lower() == name.lower())) else ''
+    return f' (did you mean {m!r}?)' if (m := next((n for n in names if n.lower() == name.lower()), None)) else ''
 
 def _check_tool(res, name, a, session=True):
     "`res`, unless it is empty and `name` is neither a Claude Code tool nor one called there: a `UsageError` then"
+    from llmsurgery.forensics import sess_tools, find_calls
+    from llmsurgery.scan import Needle
     if not name or _found(res) or name in _CC_TOOLS or name.startswith('mcp__'): return res
     if session:
         s = open_sess(a.session)
@@ -344,6 +337,7 @@ def _check_tool(res, name, a, session=True):
 def cmd_find(a, # the parsed command line (`cli_parser`)
             ):
     "Sessions of every project whose conversation matches a regex, newest first"
+    from llmsurgery.search import find_sess
     res = find_sess(a.pattern, project=a.project, role=a.role, tool=a.tool, since=a.since, until=a.until,
                     agents=not a.no_agents, limit=a.limit or None, progress=progress(), index=_index(a))
     return _check_tool(res, a.tool, a, session=False)
@@ -352,6 +346,7 @@ def cmd_find(a, # the parsed command line (`cli_parser`)
 def cmd_grep(a, # the parsed command line (`cli_parser`)
             ):
     "Records of one session matching a regex, with their index, role, time and a preview"
+    from llmsurgery.search import sess_search
     return _check_tool(sess_search(a.pattern, a.session, role=a.role, tool=a.tool, since=a.since, until=a.until),
                        a.tool, a)
 
@@ -359,12 +354,14 @@ def cmd_grep(a, # the parsed command line (`cli_parser`)
 def cmd_prompts(a, # the parsed command line (`cli_parser`)
                ):
     "What a person typed or sent in a session"
+    from llmsurgery.forensics import sess_prompts
     return sess_prompts(a.session)
 
 @cli_command('replies', SESS_ARG, opt('--thinking', action='store_true', help='include thinking'))
 def cmd_replies(a, # the parsed command line (`cli_parser`)
                ):
     "The assistant's replies, one per API message"
+    from llmsurgery.forensics import sess_replies
     return sess_replies(a.session, thinking=a.thinking)
 
 @cli_command('result', opt('id', help='a tool_use id, or a unique start of it'),
@@ -373,6 +370,7 @@ def cmd_replies(a, # the parsed command line (`cli_parser`)
 def cmd_result(a, # the parsed command line (`cli_parser`)
               ):
     "One tool call (by id or a unique start of it, in any session) and its result"
+    from llmsurgery.forensics import tool_result, fmt_call, find_result
     c = tool_result(a.id, a.session) if a.session else find_result(a.id, progress=progress(), index=_index(a))
     if a.json: return emit(c, as_json=True)
     print(fmt_call(c))
@@ -382,12 +380,14 @@ def cmd_result(a, # the parsed command line (`cli_parser`)
 def cmd_agents(a, # the parsed command line (`cli_parser`)
               ):
     "A session's subagents: type, description, calls, result"
+    from llmsurgery.forensics import sess_agents
     return sess_agents(a.session)
 
 @cli_command('stats', SESS_ARG)
 def cmd_stats(a, # the parsed command line (`cli_parser`)
              ):
     "A one-screen dashboard of a session"
+    from llmsurgery.forensics import sess_stats
     return sess_stats(a.session)
 
 @cli_command('tools', SESS_ARG, opt('--name', help='only calls of this tool'),
@@ -395,6 +395,7 @@ def cmd_stats(a, # the parsed command line (`cli_parser`)
 def cmd_tools(a, # the parsed command line (`cli_parser`)
              ):
     "A session's tool calls joined with their results, its subagents' included (--counts: calls and failures by tool)"
+    from llmsurgery.forensics import tool_counts, sess_tools
     ag = not a.no_agents
     return tool_counts(a.session, agents=ag) if a.counts else _check_tool(sess_tools(a.session, agents=ag,
                                                                                       name=a.name), a.name, a)
@@ -404,6 +405,7 @@ def cmd_tools(a, # the parsed command line (`cli_parser`)
 def cmd_errors(a, # the parsed command line (`cli_parser`)
               ):
     "Failed tool calls of a session, its subagents' included (--all: of every session)"
+    from llmsurgery.forensics import find_errors, sess_errors
     if a.all: return _check_tool(find_errors(a.tool, **_where(a)), a.tool, a, session=False)
     errs = sess_errors(a.session, agents=not a.no_agents)
     return _check_tool(errs.filter(lambda c: c.name == a.tool) if a.tool else errs, a.tool, a)
@@ -413,6 +415,7 @@ def cmd_errors(a, # the parsed command line (`cli_parser`)
 def cmd_files(a, # the parsed command line (`cli_parser`)
              ):
     "Files a session and its subagents read, wrote or edited (--edited FILE: which sessions wrote or edited FILE)"
+    from llmsurgery.forensics import find_edits, touched_files
     return find_edits(a.edited, **_where(a)) if a.edited else touched_files(a.session, agents=not a.no_agents)
 
 @cli_command('commands', SESS_ARG, opt('--grep', metavar='REGEX', help='matching commands of every session'),
@@ -420,6 +423,7 @@ def cmd_files(a, # the parsed command line (`cli_parser`)
 def cmd_commands(a, # the parsed command line (`cli_parser`)
                 ):
     "Shell commands a session and its subagents ran (--grep REGEX: matching commands of every session)"
+    from llmsurgery.forensics import find_commands, sess_commands
     return find_commands(a.grep, **_where(a)) if a.grep else sess_commands(a.session, agents=not a.no_agents)
 
 @cli_command('usage', SESS_ARG,
@@ -429,6 +433,7 @@ def cmd_commands(a, # the parsed command line (`cli_parser`)
 def cmd_usage(a, # the parsed command line (`cli_parser`)
              ):
     "Tokens and cost of a session and its subagents by model (--by day|project|session|model: over all sessions)"
+    from llmsurgery.forensics import find_usage, sess_usage
     return find_usage(a.by, utc=a.utc, **_where(a)) if a.by else sess_usage(a.session, agents=not a.no_agents)
 
 # %% ../nbs/19_cli.ipynb #cc9c4ba1
@@ -439,6 +444,7 @@ def _mb(n): return f'{n/1e6:,.1f} MB'
 def cmd_index(a, # the parsed command line (`cli_parser`)
              ):
     "Build or update the index of every session, which find, errors/files/commands/usage across sessions then use"
+    from llmsurgery.index import ArchiveIndex
     ix = ArchiveIndex()
     if a.drop or a.rebuild: ix.drop()
     if a.drop: return emit(dict(dropped=str(ix.path)), True) if a.json else print(f'Deleted {ix.path}') or 0
@@ -455,6 +461,7 @@ def cmd_index(a, # the parsed command line (`cli_parser`)
 def cmd_export(a, # the parsed command line (`cli_parser`)
               ):
     "Write every session's records, tool calls and API messages as Parquet, by project and month (indexing first)"
+    from llmsurgery.export import export_parquet
     res = export_parquet(a.parquet, redact=a.redact, progress=progress())
     if a.json: return emit(res, True)
     print(f"Wrote {res.partitions:,} partitions ({res.rows:,} rows) for {res.changed} changed of {res.projects} "
@@ -466,6 +473,7 @@ def cmd_export(a, # the parsed command line (`cli_parser`)
 def cmd_resume_check(a, # the parsed command line (`cli_parser`)
                     ):
     "Resume a scratch copy of a session with the installed Claude Code, offline; exit 1 when it is not as written"
+    from llmsurgery.resume import resume_check, fmt_resumed
     r = resume_check(a.session)
     print(json.dumps(r.to_data(), indent=1, ensure_ascii=False) if a.json else fmt_resumed(r))
     return 0 if r.as_written else 1
@@ -477,6 +485,7 @@ def cmd_resume_check(a, # the parsed command line (`cli_parser`)
 def cmd_resume_preview(a, # the parsed command line (`cli_parser`)
                       ):
     "What Claude Code would send on resuming a session, and what it would lose or change; exit 1 when something is lost"
+    from llmsurgery.resume import resume_preview, fmt_preview
     p = resume_preview(a.session, cli=a.cli, model=a.model)
     print(json.dumps(p.to_data(), indent=1, ensure_ascii=False, default=str) if a.json else fmt_preview(p))
     return 1 if p.lost else 0
@@ -488,6 +497,7 @@ def cmd_resume_preview(a, # the parsed command line (`cli_parser`)
 def cmd_drift(a, # the parsed command line (`cli_parser`)
              ):
     "Record types, subtypes and fields llmsurgery does not know, by the Claude Code version that wrote them"
+    from llmsurgery.drift import drift
     emit(d := drift(a.path), a.json)
     return int(a.strict and len(d) > 0)  # findings are data: 0 when it ran, unless `--strict` found something
 
@@ -501,6 +511,7 @@ def cmd_drift(a, # the parsed command line (`cli_parser`)
 def cmd_sess2nb(a, # the parsed command line (`cli_parser`)
                ):
     "Write a session as a dialog notebook (.ipynb)"
+    from llmsurgery.convert import sess2nb
     p = sess2nb(a.session, a.output, mx=a.mx or None, redact=a.redact, force=a.force)
     print(json.dumps({'notebook': str(p)}) if a.json else p)
     return 0
@@ -511,6 +522,7 @@ def cmd_sess2nb(a, # the parsed command line (`cli_parser`)
 def cmd_nb2sess(a, # the parsed command line (`cli_parser`)
                ):
     "Write a dialog notebook back as a Claude Code session of the current directory; prints its id"
+    from llmsurgery.convert import nb2sess
     sid = nb2sess(a.notebook, a.cwd, new=a.new)
     print(json.dumps({'session': sid, 'path': str(sess_file(sid, a.cwd))}) if a.json else sid)
     return 0
@@ -522,6 +534,7 @@ def cmd_nb2sess(a, # the parsed command line (`cli_parser`)
 def cmd_skill(a, # the parsed command line (`cli_parser`)
              ):
     "Install, uninstall or show the Claude Code skill that tells Claude to inspect sessions with llmsurgery"
+    from llmsurgery.skill import skill_md, install_skill, uninstall_skill
     if a.action == 'show':
         print(skill_md())
         return 0
@@ -542,6 +555,7 @@ def cmd_skill(a, # the parsed command line (`cli_parser`)
 def cmd_redact(a, # the parsed command line (`cli_parser`)
               ):
     "Copy a session with its secrets replaced by placeholders (--check: only report them, exit 1 if any)"
+    from llmsurgery.redact import redact_sess, redact_check
     if a.check:  # 1 means secrets were found: a check that could not run says so and exits 2
         try: rep = redact_check(a.session)
         except (OSError, ValueError, LookupError) as e:
@@ -564,16 +578,15 @@ def cmd_redact(a, # the parsed command line (`cli_parser`)
 def cmd_html(a, # the parsed command line (`cli_parser`)
             ):
     "Write a session as one self-contained HTML page: stats, then the conversation, tool calls and subagents folded"
+    from llmsurgery.page import write_page
     p = write_page(a.session, a.output, redact=a.redact, mx=a.mx or None, force=a.force)
     print(json.dumps({'page': str(p)}) if a.json else p)
     return 0
 
-# %% ../nbs/19_cli.ipynb #64a6c1ec
-from .manage import *
-
 # %% ../nbs/19_cli.ipynb #56bf3dee
 def _ask(question):
     "Ask `question` on the terminal; True for yes. No terminal: a `ManageError` saying to pass --yes"
+    from llmsurgery.manage import ManageError
     if not sys.stdin.isatty(): raise ManageError('not on a terminal: pass --yes to go ahead without being asked')
     print(question + ' [y/N] ', end='', flush=True)
     return sys.stdin.readline().strip().lower() in ('y', 'yes')
@@ -583,6 +596,7 @@ def _ask(question):
 def cmd_rename(a, # the parsed command line (`cli_parser`)
               ):
     "Give a session a title, as Claude Code's /rename does"
+    from llmsurgery.manage import rename_sess
     sid = rename_sess(a.session, a.title)
     print(json.dumps({'sid': sid, 'title': open_sess(sid).title}) if a.json else f'{sid}: {open_sess(sid).title}')
     return 0
@@ -592,6 +606,7 @@ def cmd_rename(a, # the parsed command line (`cli_parser`)
 def cmd_tag(a, # the parsed command line (`cli_parser`)
            ):
     "Tag a session, as claude-agent-sdk's tag_session does (--clear removes it)"
+    from llmsurgery.manage import tag_sess
     if (a.tag is None) == (not a.clear): raise ValueError('give a TAG, or --clear')
     sid = tag_sess(a.session, None if a.clear else a.tag)
     tag = open_sess(sid).tag
@@ -604,6 +619,7 @@ def cmd_tag(a, # the parsed command line (`cli_parser`)
 def cmd_delete(a, # the parsed command line (`cli_parser`)
               ):
     "Move a session (transcript, subagents, tool outputs) into llmsurgery's trash, where restore finds it"
+    from llmsurgery.manage import delete_sess
     s = open_sess(a.session)
     if not a.yes and not _ask(f'Delete session {s.sid} ({trunc(s.label, 60, count=False)!r}, {s.size:,} bytes)?'):
         print('Not deleted.')
@@ -618,6 +634,7 @@ def cmd_delete(a, # the parsed command line (`cli_parser`)
 def cmd_restore(a, # the parsed command line (`cli_parser`)
                ):
     "Put a deleted session back where it was, or list the trash"
+    from llmsurgery.manage import ls_trash, restore_sess
     if a.session is None: return ls_trash()
     done = restore_sess(a.session)
     print(json.dumps([str(p) for p in done]) if a.json else '\n'.join(f'restored {p}' for p in done))
@@ -629,6 +646,7 @@ def cmd_restore(a, # the parsed command line (`cli_parser`)
 def cmd_fork(a, # the parsed command line (`cli_parser`)
             ):
     "Copy a session up to a message under a new id, with a title, that claude --resume ID continues"
+    from llmsurgery.manage import fork_at
     sid = fork_at(a.session, a.at, a.title)
     print(json.dumps({'sid': sid, 'title': open_sess(sid).title}) if a.json
           else f'{sid}: {open_sess(sid).title}\nclaude --resume {sid}')
@@ -640,6 +658,7 @@ def cmd_fork(a, # the parsed command line (`cli_parser`)
 def cmd_move(a, # the parsed command line (`cli_parser`)
             ):
     "After a project folder moved: file its sessions (and every project's below it) under the new place"
+    from llmsurgery.manage import move_proj
     res = move_proj(a.old, a.new, copy=a.copy, dry_run=a.dry_run)
     if not res:
         print(f'No session ran in {resolve_cwd(a.old)} or below it.', file=sys.stderr)

@@ -16,18 +16,20 @@ Docs: https://llmsurgery.github.io/llmsurgery/forensics.html.md"""
 __all__ = ['USAGE_TOKENS', 'ANTHROPIC_PRICES', 'LONG_CONTEXT', 'PRICED', 'LIST', 'RECORDED', 'UNKNOWN', 'WARMUP', 'TOKENS_IN_OUT',
            'find_failures', 'usage_by', 'sess_prompts', 'sess_replies', 'ToolCall', 'fmt_call', 'join_calls',
            'sess_tools', 'tool_result', 'tool_counts', 'call_path', 'touched_files', 'exit_code', 'sess_commands',
-           'sess_errors', 'usage_tokens', 'claude_id', 'list_prices', 'model_prices', 'model_rates', 'msg_cost',
-           'msg_sess', 'usage_msgs', 'recorded_cost', 'rec_cost', 'Usage', 'usage_rows', 'usage_of', 'recorded_costs',
-           'sess_usage', 'Agent', 'sess_agents', 'SessStats', 'sess_stats', 'stats_charts', 'file_calls', 'find_calls',
-           'find_edits', 'find_commands', 'find_errors', 'find_result', 'usage_key', 'find_usage', 'usage_charts']
+           'sess_errors', 'usage_tokens', 'claude_id', 'list_prices', 'price_table', 'model_prices', 'model_rates',
+           'msg_cost', 'msg_sess', 'usage_msgs', 'recorded_cost', 'rec_cost', 'Usage', 'usage_rows', 'usage_of',
+           'recorded_costs', 'sess_usage', 'Agent', 'sess_agents', 'SessStats', 'sess_stats', 'stats_charts',
+           'file_calls', 'find_calls', 'find_edits', 'find_commands', 'find_errors', 'find_result', 'usage_key',
+           'find_usage', 'usage_charts']
 
 # %% ../nbs/11_forensics.ipynb #edd577b9
-import re, json, math, warnings, functools
+import re, json, math, warnings, functools, importlib.util
 from datetime import timezone
 from collections import Counter, defaultdict
 from pathlib import Path
 from fastcore.basics import AttrDict, first, patch, listify
 from fastcore.foundation import L
+import orjson
 from .core import *
 from .rec import *
 from .show import *
@@ -276,10 +278,19 @@ def list_prices(cid:str, # a dated id of `ANTHROPIC_PRICES`
         out |= {f'{k}_above_{limit // 1000}k_tokens': p for k, p in zip(_PRICE_KEYS, per_token(ps))}
     return out
 
+@functools.cache
+def price_table() -> dict:
+    "The LiteLLM price map fastllm ships (`fastllm/model_prices.json`), read once; empty when it has none"
+    p = Path(importlib.util.find_spec('fastllm').submodule_search_locations[0])/'model_prices.json'
+    return orjson.loads(p.read_bytes()) if p.exists() else {}
+
 def _fastllm_prices(name):
     "fastllm's offline prices for model `name`, its other metadata left out (empty when it does not know the name)"
-    from fastllm.types import get_model_info  # imported here: fastllm is slow to import, and most commands never price
-    info = dict(get_model_info(name))
+    if 'claude' in name and (mp := price_table()):  # fastllm's own answer, without importing `fastllm.types`
+        info = mp.get(name if name in mp else f'anthropic/{name}', {})
+    else:  # models fastllm may register prices of its own for
+        from fastllm.types import get_model_info  # imported here: it reads its price table ~28 times at import
+        info = dict(get_model_info(name))
     return {k: v for k, v in info.items() if 'cost' in k} if info.get('input_cost_per_token') is not None else {}
 
 @functools.cache
@@ -301,11 +312,11 @@ PRICED = ('input_cost_per_token', 'cache_read_input_token_cost', 'cache_creation
 def model_rates(model, # a model name, e.g. `claude-sonnet-4-6`
                ) -> tuple | None:
     "`(limit, base, above)`: fastllm's `PRICED` rates for `model` up to `limit` prompt tokens and above; None: unknown"
-    from fastllm.types import price_tier, tier_rate
     if not (m := model_prices(model)): return None
-    tier = price_tier(m, math.inf)  # the suffix of the rates above the limit, '' when the price has one tier
+    # the suffix of the rates above the limit, '' when the price has one tier (as fastllm's `price_tier` finds it)
+    tier = first((o[1] for k in m if (o := re.match(r'input_cost_per_token(_above_(\d+)k_tokens)$', k))), '')
     limit = int(re.search(r'_above_(\d+)k_tokens$', tier)[1]) * 1000 if tier else math.inf
-    return limit, *(tuple(tier_rate(m, k, t) for k in PRICED) for t in ('', tier))
+    return limit, *(tuple(m.get(f'{k}{t}') or m.get(k, 0) for k in PRICED) for t in ('', tier))  # fastllm's `tier_rate`
 
 def msg_cost(model, # the model that answered
              usage, # the message's `usage` dict

@@ -16,8 +16,7 @@ __all__ = ['case_variants', 'json_re', 'pat_needles', 'Needle', 'needles_of', 'c
            'scan_recs', 'holding']
 
 # %% ../nbs/09_scan.ipynb #fe498bd4
-import os, re, functools, threading, unicodedata, multiprocessing
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import os, re, functools, threading, unicodedata
 from pathlib import Path
 import orjson
 from .core import *
@@ -328,14 +327,63 @@ def scan_recs(path, # a transcript
         if (r := parse_rec(line)) is not None: yield i, r
 
 # %% ../nbs/09_scan.ipynb #5a9e0c0d
-def _holds(p, nds):
-    "Does `p` hold one of `nds`? When it cannot be read: why, as text (a worker process cannot warn for us)"
-    try: return any(True for _ in scan_lines(p, nds, index=False))
+# Bytes from the most common in transcripts to the least; any other byte (UTF-8 beyond ASCII, control characters)
+# is rarer than all of them
+_COMMON_BYTES = b' etaoinsrhldcumfpgwybvk"\\,:.{}_/-n0123456789ETAOINSRHLDCUMFPGWYBVKxjqzXJQZ'
+
+def _quick(nd) -> tuple | None:
+    "`(re2 pattern, offset)`: the anchor of `nd` from a rare byte on, which RE2 finds with `memchr`; else None"
+    import re2
+    if nd.icase or not nd.anchor: return None
+    rank = lambda i: _COMMON_BYTES.find(nd.anchor[i:i+1]) % (len(_COMMON_BYTES) + 1)  # not in the table: rarest
+    k = max(range(max(len(nd.anchor) - 3, 1)), key=rank)  # at least 4 bytes: `xt` is in every `"text"`
+    if rank(k) < _COMMON_BYTES.index(b'k'): return None  # a common letter: `bytes.find` does as well
+    return re2.compile(re.escape(nd.anchor[k:])), k
+
+def _holds_quick(p, nds, quick, chunk=1 << 24):
+    "Does `p` hold one of `nds` (each with its `_quick`)? Complete lines, `chunk` bytes at a time"
+    with open_transcript(p, buffering=0) as f:
+        rest = b''
+        while True:
+            data = f.read(chunk)
+            buf = rest + data if rest else data
+            end = buf.rfind(b'\n') + 1 if data else len(buf)
+            if data and not end: rest = buf; continue  # a line longer than the chunk
+            for nd, (rx, k) in zip(nds, quick):
+                pos = 0
+                while m := rx.search(buf, pos, end):
+                    if (i := m.start() - k) < 0 or not buf.startswith(nd.anchor, i): pos = m.start() + 1; continue
+                    if nd.exact: return True
+                    ls, le = buf.rfind(b'\n', 0, i) + 1, buf.find(b'\n', i, end)
+                    if le < 0: le = end
+                    if nd.rx.search(buf, ls, le): return True
+                    pos = le + 1  # the line is judged: on to the next (as `Needle.lines`)
+            if not data: return False
+            rest = buf[end:]
+
+def _holds(p, nds, quick=None):
+    """Does `p` hold one of `nds`? (With `quick`, each needle's `_quick`, found faster.) When it cannot be read: why, as
+    text (a worker process cannot warn for us)"""
+    try:
+        if quick and all(quick): return _holds_quick(p, nds, quick)
+        return any(True for _ in scan_lines(p, nds, index=False))
     except (OSError, TranscriptError) as e: return e.strerror or str(e) if isinstance(e, OSError) else e.msg
+
+def _holds_each(ps, nds):
+    quick = [_quick(nd) for nd in nds]
+    return [_holds(p, nds, quick) for p in ps]
 
 def _size(p):
     try: return os.path.getsize(p)
     except OSError: return 0
+
+def _batches(paths, sizes, n) -> list:
+    "`paths` cut into at most `n` runs of consecutive files holding about as many bytes each"
+    total, res, acc = sum(sizes) or 1, [[]], 0
+    for p, sz in zip(paths, sizes):
+        if res[-1] and acc >= total * len(res) / n: res.append([])
+        res[-1].append(p); acc += sz
+    return res
 
 def holding(paths:list, # transcripts
             nds:list, # `Needle`s
@@ -343,20 +391,22 @@ def holding(paths:list, # transcripts
             workers:int=None, # processes to use (default: one per core)
            ) -> list:
     "For each of `paths`, does it hold one of needles `nds` in its raw bytes?"
-    workers = min(workers or os.cpu_count() or 1, len(paths))
-    big = sum(_size(p) for p in paths) > (64 << 20)
-    if workers > 1 and big and threading.active_count() == 1:  # forking a process with threads is unsafe
-        ctx = multiprocessing.get_context('fork')
-        with ProcessPoolExecutor(workers, mp_context=ctx) as ex:
-            futs = [ex.submit(_holds, p, nds) for p in paths]
-            for k, f in enumerate(as_completed(futs)):
-                if progress: progress(k, len(paths))
-            res = [f.result() for f in futs]
+    workers, sizes = min(workers or os.cpu_count() or 1, len(paths)), [_size(p) for p in paths]
+    if workers > 1 and sum(sizes) > (64 << 20) and threading.active_count() == 1:  # forking with threads is unsafe
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        batches, done = _batches(paths, sizes, 4 * workers), 0
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context('fork')) as ex:
+            futs = {ex.submit(_holds_each, b, nds): len(b) for b in batches}
+            for f in as_completed(futs):
+                if progress: progress(done, len(paths))
+                done += futs[f]
+            res = [r for f in futs for r in f.result()]
     else:
-        res = []
+        res, quick = [], [_quick(nd) for nd in nds]
         for k, p in enumerate(paths):
             if progress: progress(k, len(paths))
-            res.append(_holds(p, nds))
+            res.append(_holds(p, nds, quick))
     if progress: progress(len(paths), len(paths))
     for p, r in zip(paths, res):
         if isinstance(r, str): skip_warn(p, r)
