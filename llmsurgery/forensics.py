@@ -389,7 +389,7 @@ def sess_agents(s=None, # a session, as `open_sess` takes it
     out = []
     for aid, p in s.agents.items():
         recs, meta = s.agent_recs(aid), agent_meta(p)
-        a = _agent(aid, recs, 'subagents' if p.parent.name == 'subagents' else 'flat', meta=meta, path=p)
+        a = _agent(aid, recs, 'subagents' if 'subagents' in p.parent.parts else 'flat', meta=meta, path=p)
         a.tool_use_id = a.tool_use_id or (c.id if (c := by_agent.get(aid) or by_prompt.get(a.prompt)) else None)
         if c := by_id.get(a.tool_use_id): a.update(_agent(aid, recs, a.source, c, meta, p))
         out.append(a)

@@ -149,6 +149,14 @@ def _agent_files(d, pat='agent-*.jsonl') -> list:
     "The subagent transcripts in folder `d`; anything else named like one is skipped with a warning"
     return [f for f in Path(d).glob(pat) if readable_stat(f)]
 
+def _nested_agent_files(d) -> list:
+    "The `agent-*.jsonl` files at any depth below folder `d` (`workflows/<run>/` too), symlinked folders not entered"
+    found = []
+    for root, dirs, files in os.walk(d):  # like claude-agent-sdk's `list_subagents`, in name order
+        dirs.sort()
+        found += [Path(root)/f for f in sorted(files) if f.startswith('agent-') and f.endswith('.jsonl')]
+    return [f for f in found if readable_stat(f)]
+
 def _is_warmup(r):
     c = msg_content(r)
     if isinstance(c, list): c = first(b.get('text') for b in rec_blocks(r))
@@ -179,7 +187,7 @@ def _agents(path, flat=None) -> tuple:
     p = Path(path)
     flat = (_flat_agents(p.parent) if flat is None else flat).get(p.stem) or []
     named = _named_in(p, [f for f in flat if not _is_warmup(_first_rec(f) or {})])
-    return (_by_time(_agent_files(p.parent/p.stem/'subagents') + named),
+    return (_by_time(_nested_agent_files(p.parent/p.stem/'subagents') + named),
             _by_time(f for f in flat if f not in named))
 
 # %% ../nbs/04_sess.ipynb #5c0e1c15
