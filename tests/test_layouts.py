@@ -95,3 +95,13 @@ def test_index_sees_a_nested_subagent_grow(tmp_path, monkeypatch, capsys):
     with open(deep, 'a') as f: f.write(json.dumps(grown) + '\n')
     rc, out, err = run(capsys, 'commands', '--grep', 'zebra', '--json')
     assert rc == 0 and [c['input']['command'] for c in json.loads(out)] == ['echo zebra crossing'], (out, err)
+
+def test_a_fork_keeps_nested_subagents_where_they_were(tmp_path, monkeypatch):
+    from llmsurgery.write import fork_sess
+    projects = scratch(tmp_path, monkeypatch, 'nested')
+    moved = nest(projects)
+    new = open_sess(fork_sess(SID))
+    sub = next(projects.glob(f'*/{SID}/subagents'))
+    assert {a: p.relative_to(new.path.parent/new.sid/'subagents') for a, p in new.agents.items()} == {
+        a: p.relative_to(sub) for a, p in moved.items()}
+    assert all(p.with_suffix('.meta.json').is_file() for p in new.agents.values())
