@@ -247,7 +247,7 @@ def _may_lead(path):
     except (OSError, TranscriptError): return False
 
 def _team_lead(d, team, cands):
-    "The transcript among `cands` (in folder `d`) that leads `team`: its config's `leadSessionId`, else the one naming it"
+    "The transcript among `cands` (in folder `d`) leading `team`: its config's `leadSessionId`, else the one naming it"
     if (sid := _team_config(team)) and (p := Path(d)/f'{sid}.jsonl') in cands: return p
     pat = re.compile(rb'"team_name":\s*' + re.escape(orjson.dumps(team)))
     def names(p):
