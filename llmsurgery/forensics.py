@@ -100,14 +100,15 @@ def join_calls(pairs, # `(index, record)` pairs of one transcript
                 if isinstance(tid := b.get('id'), str) and tid not in calls:
                     calls[tid] = ToolCall(id=tid, name=_str(b.get('name')) or None, input=_dict(b.get('input')),
                         idx=i, time=fmt_ts(r.get('timestamp')), agent=agent or r.get('agentId'), result=None, data=None,
-                        failed=False, result_idx=None, sid=r.get('sessionId'))
+                        failed=False, result_idx=None, sid=r.get('sessionId'), screened=None)
         elif t == 'user':
             res = tool_results(r)
             for b in res:
                 c = calls.get(b.get('tool_use_id')) if isinstance(b.get('tool_use_id'), str) else None
                 if c is None or c.result_idx is not None: continue
                 data = r.get('toolUseResult') if len(res) == 1 else None
-                c.update(result=result_txt(b.get('content')), data=data, failed=is_failure(b, data), result_idx=i)
+                c.update(result=result_txt(b.get('content')), data=data, failed=is_failure(b, data), result_idx=i,
+                         screened=sc if isinstance(sc := r.get('toolResultScreened'), bool) else None)
     return L(calls.values())
 
 _call_cols = ['idx', 'time', 'name', 'summary', 'failed']

@@ -219,3 +219,19 @@ def test_two_sessions_naming_a_deleted_team_claim_no_teammate(tmp_path, monkeypa
     assert 'alice@crew' not in open_sess(LEAD).agents
     rc, out, err = run(capsys, 'ls', '--json')
     assert ALICE in out  # its lead is not known: it stays a session
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Claude Code 2.1.333: `toolResultScreened` on the main transcript's tool results, read into each call's `screened`
+
+def test_tool_result_screened_is_read(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(tmp_path/'cfg'))
+    shutil.copytree(fixture('cli-2.1.333')/'projects', tmp_path/'cfg'/'projects')
+    p = next((tmp_path/'cfg'/'projects').glob('*/*.jsonl'))
+    lines = p.read_text().splitlines()
+    k = next(i for i, l in enumerate(lines) if '"toolResultScreened":false' in l.replace(' ', ''))
+    lines[k] = json.dumps(dict(json.loads(lines[k]), toolResultScreened=True))  # as a screening plugin leaves it
+    p.write_text('\n'.join(lines) + '\n')
+    rc, out, err = run(capsys, 'tools', p.stem, '--json')
+    got = [(c['agent'] is None, c['screened']) for c in json.loads(out)]
+    main = [s for a, s in got if a]
+    assert main.count(True) == 1 and set(main) == {True, False} and {s for a, s in got if not a} == {None}, got
