@@ -220,9 +220,10 @@ def teammate_of(path, # a transcript
                ) -> AttrDict | None:
     "The teammate of an agent team who wrote transcript `path` (`team`, `name`, `agent_id`), from its first records"
     try:
-        with open_transcript(path) as f: head = f.read(_HEAD)
+        with open_transcript(path) as f:  # `teamName` comes before a record's message: the first 16 KB tell
+            if b'"teamName"' not in (head := f.read(1 << 14)): return None
+            head += f.read(_HEAD - len(head))
     except (OSError, TranscriptError): return None
-    if b'"teamName"' not in head: return None
     for r in _lines(head):
         a = r.get('attachment') if r.get('type') == 'attachment' else None
         t = a if isinstance(a, dict) and a.get('type') == 'team_context' else r
