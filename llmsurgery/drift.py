@@ -193,6 +193,14 @@ def is_known(f:tuple, # a `(kind, name)` feature
         return k == 'type' and ('type', t) in FEATURES or ('field', f'{t}.*') in FEATURES
     return kind == 'block' and ('block', name.partition(':')[0] + ':*') in FEATURES
 
+# %% ../nbs/11a_drift.ipynb #d71f0a21
+# issue 21's layouts: agent teams (*Sessions*, *Agent teams*) and 2.1.333's screening flag on tool results
+know('read: agent teams: a teammate\'s own transcript, one of its lead\'s agents (`sess`, `forensics`)',
+     'teamName agentName', CHAIN)
+know('read: agent teams: a teammate\'s own transcript, one of its lead\'s agents (`sess`, `forensics`)',
+     'attachment:team_context')
+know("read: each tool call's `screened` (`forensics`)", 'user.toolResultScreened')
+
 # %% ../nbs/11a_drift.ipynb #d71f000d
 class Drift(Rows):
     "Features of an archive llmsurgery does not know: one row per version and feature, with a count and an example"

@@ -106,14 +106,15 @@ def join_calls(pairs, # `(index, record)` pairs of one transcript
                 if isinstance(tid := b.get('id'), str) and tid not in calls:
                     calls[tid] = ToolCall(id=tid, name=_str(b.get('name')) or None, input=_dict(b.get('input')),
                         idx=i, time=fmt_ts(r.get('timestamp')), agent=agent or r.get('agentId'), result=None, data=None,
-                        failed=False, result_idx=None, sid=r.get('sessionId'))
+                        failed=False, result_idx=None, sid=r.get('sessionId'), screened=None)
         elif t == 'user':
             res = tool_results(r)
             for b in res:
                 c = calls.get(b.get('tool_use_id')) if isinstance(b.get('tool_use_id'), str) else None
                 if c is None or c.result_idx is not None: continue
                 data = r.get('toolUseResult') if len(res) == 1 else None
-                c.update(result=result_txt(b.get('content')), data=data, failed=is_failure(b, data), result_idx=i)
+                c.update(result=result_txt(b.get('content')), data=data, failed=is_failure(b, data), result_idx=i,
+                         screened=sc if isinstance(sc := r.get('toolResultScreened'), bool) else None)
     return L(calls.values())
 
 _call_cols = ['idx', 'time', 'id', 'name', 'summary', 'failed']
@@ -475,6 +476,14 @@ def _note_text(r):
     c = msg_content(r) if r.get('type') == 'user' else None
     return c if isinstance(c, str) and c.lstrip().startswith('<task-notification>') else ''
 
+def _teammate(p):
+    "The teammate who wrote agent transcript `p`: its own session's (`teammate_of`), or an in-process one's metadata"
+    if mate := teammate_of(p): return mate
+    m = agent_meta(p)
+    if m.get('taskKind') == 'in_process_teammate' and _str(m.get('teamName')) and _str(m.get('name')):
+        return AttrDict(team=m.teamName, name=m.name, agent_id=f'{m.name}@{m.teamName}')
+    return None
+
 def sess_agents(s=None, # a session, as `open_sess` takes it
                 cwd=None, # the project directory for `.` and for ids
                ) -> Rows:
@@ -484,12 +493,18 @@ def sess_agents(s=None, # a session, as `open_sess` takes it
     by_id = {c.id: c for c in calls}
     by_agent = {a: c for c in calls if isinstance(c.data, dict) and isinstance(a := c.data.get('agentId'), str)}
     by_prompt = {p: c for c in calls if isinstance(p := c.input.get('prompt'), str)}
+    by_mate = {(c.input.get('team_name'), c.input.get('name')): c for c in calls if c.input.get('team_name')}
     out = []
     for aid, p in s.agents.items():
-        recs, meta = s.agent_recs(aid), agent_meta(p)
-        a = _agent(aid, recs, 'subagents' if p.parent.name == 'subagents' else 'flat', meta=meta, path=p)
-        a.tool_use_id = a.tool_use_id or (c.id if (c := by_agent.get(aid) or by_prompt.get(a.prompt)) else None)
+        recs, meta, mate = s.agent_recs(aid), agent_meta(p), _teammate(p)
+        source = 'teammate' if p.parent == s.path.parent and not p.name.startswith('agent-') else (
+                 'subagents' if 'subagents' in p.parent.parts else 'flat')
+        a = _agent(aid, recs, source, meta=meta, path=p)
+        c = by_agent.get(aid) or (by_mate.get((mate.team, mate.name)) if mate else None) or by_prompt.get(a.prompt)
+        a.tool_use_id = a.tool_use_id or (c.id if c else None)
         if c := by_id.get(a.tool_use_id): a.update(_agent(aid, recs, a.source, c, meta, p))
+        if mate: a.update(type=a.type or 'teammate', team=mate.team, name=mate.name,
+                          description=a.description or f'{mate.name}, of team {mate.team}')
         out.append(a)
     side = {}
     for r in s.recs:

@@ -289,9 +289,15 @@ def walk(self:ArchiveIndex) -> dict:
         res[d.path] = _stat(d)
         for e in _scan(d):
             if e.name.endswith('.jsonl'): res[e.path] = _stat(e)
-            elif e.is_dir():
-                for a in _scan(os.path.join(e.path, 'subagents')):
-                    if a.name.endswith('.jsonl'): res[a.path] = _stat(a)
+            elif e.is_dir(): res.update(_walk_agents(os.path.join(e.path, 'subagents')))
+    return res
+
+def _walk_agents(d):
+    "Size, modification time and inode of each transcript at any depth below `d`, symlinked folders not entered"
+    res = {}
+    for a in _scan(d):
+        if a.name.endswith('.jsonl'): res[a.path] = _stat(a)
+        elif a.is_dir(follow_symlinks=False): res.update(_walk_agents(a.path))
     return res
 
 @patch
@@ -516,7 +522,7 @@ def price(self:ArchiveIndex,
 
 # %% ../nbs/14_archive.ipynb #8bbed4ac
 def _flat_agent(p):  # with `os.path`, not `Path`: it is asked of every file at each update
-    return os.path.basename(p).startswith('agent-') and os.path.basename(os.path.dirname(p)) != 'subagents'
+    return os.path.basename(p).startswith('agent-') and 'subagents' not in os.path.dirname(p).split(os.sep)
 
 @patch
 def _grown(self:ArchiveIndex, walk, last) -> dict | None:

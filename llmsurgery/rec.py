@@ -76,7 +76,8 @@ def rec_role(r, # a record
 
 # %% ../nbs/02_rec.ipynb #5a0e1c15
 _skip_prompt = re.compile(r'^(?:<local-command-stdout>|<command-name>|<command-message>|<session-start-hook>|<tick>|'
-                          r'<task-notification>|<system-reminder>|\[Request interrupted by user|Caveat: )')
+                          r'<task-notification>|<teammate-message[ >]|<system-reminder>|'
+                          r'\[Request interrupted by user|Caveat: )')
 
 def prompt_text(r, # a record
                ) -> str:

@@ -86,6 +86,7 @@ CLI_RULES = {r.version: r for r in [
     CliRules('2.1.211', leaf='checkpoint', cont='results+attachments',
              **{**_MID, 'think_model': True, 'notify': 'preamble', 'no_uuid': 'fallback'}),
     CliRules('2.1.332'),
+    CliRules('2.1.333'),  # measured: every case of tests/test_thread_rules.py, and its fixture, as 2.1.332
 ]}
 
 # %% ../nbs/05_thread.ipynb #9a11c006

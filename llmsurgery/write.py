@@ -719,7 +719,8 @@ def fork_sess(sid:str=None, # the session to fork, as `sess_file` names it (defa
         for a, f in open_sess(src).agents.items():
             if upto is not None and f'"agentId":"{a}"'.encode() not in kept: continue  # started after the cut
             if f.is_symlink(): skip_warn(f, 'a symlink, not copied into the fork'); continue
-            d = out/'subagents'/f.name
+            rel = f.relative_to(folder) if f.is_relative_to(folder/'subagents') else Path('subagents', f.name)
+            d = out/rel  # a Workflow run's agent stays below its run's folder
             atomic_write(d, _dumps(_prep(munge(load_recs(f)), new)), replace=key is not None)
             if (meta := f.with_suffix('.meta.json')).is_file() and not meta.is_symlink():
                 atomic_write(d.with_suffix('.meta.json'), meta.read_bytes(), replace=True)

@@ -620,7 +620,7 @@ def test_11_resume_preview_refuses_an_unknown_cli_version(arc, capsys, v):
 def test_11_a_later_release_of_the_newest_series_says_so(arc, capsys):
     rc, out, err = run(capsys, 'resume-preview', SID, '--cli', '2.1.400')
     assert rc in (0, 1) and 'would resume' in out
-    assert 'newer than every measured version: predicting with the rules of 2.1.332' in err
+    assert 'newer than every measured version: predicting with the rules of 2.1.333' in err
 
 # ---------------------------------------------------------------------------------------------------------------------
 # 12. redact --check writes nothing, and a check that cannot run exits 2
