@@ -345,7 +345,8 @@ def _sess_usage(s, agents=True, pairs=None):
     "`sess_usage` of `s`, its own records read from `pairs` (default: all of them, numbered)"
     seen = set()
     def own(pairs): return [m for m in usage_msgs(pairs, seen) if msg_sess(m[0], s.sid) == s.sid]
-    msgs = own(enumerate(s.recs) if pairs is None else pairs)
+    if pairs is None: pairs = ((i, _slim(r)) for i, r in enumerate(s.recs) if r.get('type') == 'assistant')
+    msgs = own(pairs)
     if agents: msgs += [m for a in s.agents for m in own(enumerate(s.agent_recs(a)))]
     warm = [m for w in s.warmups.values() for m in own(enumerate(load_recs(w, skip_bad=True)))] if agents else []
     wids = {id(r) for r, _, _ in warm}

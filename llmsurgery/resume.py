@@ -197,12 +197,13 @@ def resume_changes(recs, # a session's records, in file order
                    thread:Thread, # what `sess_thread` predicts from them
                   ) -> L:
     "What resuming `recs` by `thread`'s rules loses or changes: each an `AttrDict` of kind, lost, n, uuids, text"
+    thread = _msg_view(thread)  # read once: the walks below go over it in memory
     v, out = thread.rules.version, L()
     first = thread[0] if thread else None
     boundary = first['uuid'] if first is not None and first.get('subtype') == 'compact_boundary' else None
     main, before, start = [], set(), None  # main: (uuid, malformed?) of the main conversation's records
     for r in recs:  # one pass, holding uuids only: a big session's records are read from the file one at a time
-        if boundary is not None and start is None and r == first: start = len(before)
+        if boundary is not None and start is None and r.get('uuid') == boundary and r == first: start = len(before)
         if start is None: before.add(r.get('uuid'))
         if r.get('type') in ('user', 'assistant') and isinstance(r.get('uuid'), str) and not r.get('isSidechain'):
             main.append((r['uuid'], _malformed(r)))
@@ -223,7 +224,7 @@ def resume_changes(recs, # a session's records, in file order
         out.append(_change('compacted', False, cut, 'messages before the last compaction are sent as its summary'))
     if (gone := [u for u in off if u not in before]):
         out.append(_change('off_thread', True, gone, 'messages on other branches are not sent (abandoned or rewound)'))
-    sent = sent_recs(_msg_view(thread))
+    sent = sent_recs(thread)
     kept = Counter(_digest(b) for r in sent for b in rec_blocks(r))
     lost = {'thinking': [], 'redacted_thinking': [], 'tool_use': [], 'tool_result': [], 'other': []}
     for r in thread.written:
@@ -266,7 +267,7 @@ class Preview:
     @functools.cached_property
     def msgs(self) -> list:
         "The Anthropic messages the CLI would send (attachments' reminders aside)"
-        return api_msgs(_msg_view(self.thread))
+        return api_msgs(self.thread)
 
     @property
     def lost(self) -> bool:
@@ -292,7 +293,7 @@ def resume_preview(session=None, # the session, as `sess_file` names it (default
     cli = check_cli(cli) if cli is not None else check_cli(claude_version(), installed=True)
     path = sess_file(session, cwd)
     recs = read_recs(path, skip_bad=True)  # a big session's read from the file as used
-    th = sess_thread(recs, cli=cli, model=model)
+    th = _msg_view(sess_thread(recs, cli=cli, model=model))  # a big session's thread: in memory, toolUseResult aside
     changes = resume_changes(recs, th)
     if _spaced(path):
         changes.append(_change('spaced', False, [], 'the file is spaced JSON (as Python writes it): '
