@@ -37,7 +37,7 @@ def source_lines() -> list:
     return [l for p in SRC for l in p.read_text().splitlines()]
 
 def grow_read(r, src, k):
-    "Read result record `r` with its file grown to a slice of `src` (start `k`): numbered, and its copy in toolUseResult"
+    "Read result `r` with its file grown to a slice of `src` (from `k`): numbered, and its copy in toolUseResult"
     tur = r.get('toolUseResult')
     if not (isinstance(tur, dict) and isinstance(f := tur.get('file'), dict) and isinstance(f.get('content'), str)):
         return r

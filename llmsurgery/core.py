@@ -12,7 +12,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/core.html.md"""
 # %% auto #0
 __all__ = ['MAX_SLUG', 'LAZY_MB', 'claude_dir', 'projects_dir', 'config_dir', 'proj_slug', 'js_hash', 'resolve_cwd', 'sess_dir',
            'is_sid', 'check_sid', 'Rec', 'no_gc', 'TranscriptError', 'TranscriptWarning', 'file_kind',
-           'open_transcript', 'parse_json', 'load_recs', 'in_memory', 'RecPlaces', 'FileRecs', 'file_recs', 'read_recs',
+           'open_transcript', 'parse_json', 'load_recs', 'in_memory', 'RecPlaces', 'FileRecs', 'file_recs', 'open_recs',
            'skip_warn', 'readable_stat', 'skipping']
 
 # %% ../nbs/01_core.ipynb #80df9f25
@@ -321,7 +321,7 @@ def file_recs(path, # a JSONL transcript
             else: _not_record(path, n, line, d, skip_bad, bad)
     return FileRecs(RecPlaces(path, starts, ends))
 
-def read_recs(path, # a JSONL transcript
+def open_recs(path, # a JSONL transcript
               skip_bad:bool=False, # skip malformed lines with a warning, instead of raising `TranscriptError`
               bad:list=None, # with `skip_bad`: add the numbers of the lines skipped to this list, rather than warn
              ) -> L:

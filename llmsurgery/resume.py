@@ -292,7 +292,7 @@ def resume_preview(session=None, # the session, as `sess_file` names it (default
     "Predict, running nothing, what Claude Code `cli` sends on resuming `session`, and what it loses or changes"
     cli = check_cli(cli) if cli is not None else check_cli(claude_version(), installed=True)
     path = sess_file(session, cwd)
-    recs = read_recs(path, skip_bad=True)  # a big session's read from the file as used
+    recs = open_recs(path, skip_bad=True)  # a big session's read from the file as used
     th = _msg_view(sess_thread(recs, cli=cli, model=model))  # a big session's thread: in memory, toolUseResult aside
     changes = resume_changes(recs, th)
     if _spaced(path):

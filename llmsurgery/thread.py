@@ -173,7 +173,8 @@ def _skel(r):
         if (c := m.get('content')).__class__ is list:
             mm['content'] = [{k: b[k] for k in _BLOCK if k in b} if b.__class__ is dict else b for b in c]
         elif 'content' in m: mm['content'] = c[:80] if c.__class__ is str else c
-    if (a := r.get('attachment')).__class__ is dict: s['attachment'] = {k: a[k] for k in ('type', 'toolUseID') if k in a}
+    if (a := r.get('attachment')).__class__ is dict:
+        s['attachment'] = {k: a[k] for k in ('type', 'toolUseID') if k in a}
     return Rec(s)
 
 class _Chain:
