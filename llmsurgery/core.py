@@ -299,6 +299,11 @@ class FileRecs(L):
     def __repr__(self): return f'FileRecs({len(self):,} records of {self.items.path})'
     def __eq__(self, other): return list(self) == list(other)
     def copy(self): return L(self)
+    def __add__(self, b): return L(list(self) + list(b))
+    def __radd__(self, b): return L(list(b) + list(self))
+    def __setitem__(self, k, v):
+        raise TypeError('records read from their file are read-only: L(recs) is a copy in memory')
+    def __delitem__(self, k): self.__setitem__(k, None)
     def pick(self, ks, fix=None, tail=()) -> 'FileRecs':
         "The records numbered `ks` in the file, each read as `fix(k, rec)` says, then `tail`"
         return FileRecs(self.items.pick(ks, fix, tail))
