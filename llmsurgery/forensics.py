@@ -332,6 +332,13 @@ def usage_of(msgs, # `(record, model, usage)` triples, as `usage_msgs` gives the
     "Sum `(record, model, usage)` messages by `key(record, model)` (default: the model) into a `Usage`"
     return usage_rows(((key(r, model), model, 1, u, msg_cost(model, u)) for r, model, u in msgs), title)
 
+_SLIM = ('type', 'uuid', 'timestamp', 'sessionId', 'requestSessionId', 'requestId', 'requestRef', 'isSidechain')
+
+def _slim(r):
+    "What usage reads of assistant record `r`: its ids, time and session, and its message's id, model and usage"
+    m = msg_of(r)
+    return Rec({k: r[k] for k in _SLIM if k in r}, message={k: m[k] for k in ('id', 'model', 'usage') if k in m})
+
 WARMUP = ' (Warmup)'
 
 def sess_usage(s=None, # a session, as `open_sess` takes it
@@ -446,13 +453,6 @@ class SessStats(AttrDict):
                                                                      for k, v in self.lines() if v not in (None, ''))
 
 _LAST = ('gitBranch', 'version', 'customTitle', 'aiTitle')  # the dashboard shows the last of each
-_SLIM = ('type', 'uuid', 'timestamp', 'sessionId', 'requestSessionId', 'requestId', 'requestRef', 'isSidechain')
-
-def _slim(r):
-    "What usage reads of assistant record `r`: its ids, time and session, and its message's id, model and usage"
-    m = msg_of(r)
-    return Rec({k: r[k] for k in _SLIM if k in r}, message={k: m[k] for k in ('id', 'model', 'usage') if k in m})
-
 def _stats_pass(s):
     "What the dashboard reads of the records of `s`, in one pass: the last of `_LAST`, times, cwd, prompts, ..."
     sid, o = s.sid, AttrDict(dict.fromkeys(_LAST), fork_of=None, cwd=None, first=None, last=None, prompts=0,
