@@ -78,7 +78,8 @@ def build_big(mb, path) -> Path:
 def run(cmd, env) -> dict:
     "Run `cmd` (output thrown away): its exit status, peak RSS in bytes, wall and CPU seconds"
     t = time.perf_counter()
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=DATA)  # not the repo:
+    # there `python -c` would import the tree's own llmsurgery before the --base one
     err = p.stderr.read()
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
