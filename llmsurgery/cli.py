@@ -266,8 +266,11 @@ def cmd_show(args, # the parsed command line (`cli_parser`)
     if args.jsonl:
         for r in recs: print(json.dumps(r, ensure_ascii=False))
     elif args.json: print(json.dumps(list(recs), ensure_ascii=False, indent=1))
-    else: print(fmt_recs(recs, mx=args.mx or None, attachments=args.attachments, start=start,
-                         showall=args.at is not None or (start is not None and args.all)))
+    else:  # a line at a time: a long thread is never one string
+        lines = fmt_lines(recs, mx=args.mx or None, attachments=args.attachments, start=start,
+                          showall=args.at is not None or (start is not None and args.all))
+        print(next(lines, ''))
+        for line in lines: print(line)
     return 0 if recs else 1
 
 # %% ../nbs/19_cli.ipynb #37b0396f

@@ -96,6 +96,7 @@ def fmt_call(c:ToolCall, # a tool call joined with its result
 
 def join_calls(pairs, # `(index, record)` pairs of one transcript
                agent=None, # the subagent's id, when they are its
+               keep=None, # keep the result (`result`, `data`) of only the calls of these tools (default: of all)
               ) -> L:
     "Tool calls of `(index, record)` pairs in file order, each joined with its result by `tool_use` id"
     calls = {}
@@ -115,6 +116,7 @@ def join_calls(pairs, # `(index, record)` pairs of one transcript
                 data = r.get('toolUseResult') if len(res) == 1 else None
                 c.update(result=result_txt(b.get('content')), data=data, failed=is_failure(b, data), result_idx=i,
                          screened=sc if isinstance(sc := r.get('toolResultScreened'), bool) else None)
+                if keep is not None and c.name not in keep: c.result = c.data = None
     return L(calls.values())
 
 _call_cols = ['idx', 'time', 'id', 'name', 'summary', 'failed']
@@ -152,7 +154,9 @@ def tool_counts(s=None, # a session, as `open_sess` takes it
                 agents=True, # its subagents' calls too
                ) -> Rows:
     "Calls and failures by tool in session `s` (subagents included unless `agents=False`), most used first"
-    calls = sess_tools(s, cwd, agents)
+    return _counts(sess_tools(s, cwd, agents))
+
+def _counts(calls):
     n, bad = Counter(calls.attrgot('name')), Counter(c.name for c in calls if c.failed)
     return Rows([AttrDict(tool=k, calls=v, failed=bad[k]) for k, v in n.most_common()], title='Tool calls by name')
 
@@ -419,6 +423,14 @@ def recorded_costs(recs, # the records of a session
     costs = {m: v.get('costUSD') for m, v in mu.items() if isinstance(v, dict)}
     return {m: round(c, 9) for m, c in costs.items() if type(c) in (int, float) and math.isfinite(c) and c >= 0}
 
+_SLIM = ('type', 'uuid', 'timestamp', 'sessionId', 'requestSessionId', 'requestId', 'requestRef', 'isSidechain',
+         'costUSD')  # what older CLIs recorded as the message's cost
+
+def _slim(r):
+    "What usage reads of assistant record `r`: ids, time, session, recorded cost, its message's id, model, usage"
+    m = msg_of(r)
+    return Rec({k: r[k] for k in _SLIM if k in r}, message={k: m[k] for k in ('id', 'model', 'usage') if k in m})
+
 WARMUP = ' (Warmup)'
 
 def sess_usage(s=None, # a session, as `open_sess` takes it
@@ -426,9 +438,14 @@ def sess_usage(s=None, # a session, as `open_sess` takes it
                agents:bool=True # include its subagents' and older CLIs' Warmup calls
               ) -> Usage:
     "Tokens and cost of the API messages session `s` made, by model, once each; Warmup calls in rows of their own"
-    s, seen = open_sess(s, cwd), set()
+    return _sess_usage(open_sess(s, cwd), agents)
+
+def _sess_usage(s, agents=True, pairs=None):
+    "`sess_usage` of `s`, its own records read from `pairs` (default: all of them, numbered)"
+    seen = set()
     def own(pairs): return [m for m in usage_msgs(pairs, seen) if msg_sess(m[0], s.sid) == s.sid]
-    msgs = own(enumerate(s.recs))
+    if pairs is None: pairs = ((i, _slim(r)) for i, r in enumerate(s.recs) if r.get('type') == 'assistant')
+    msgs = own(pairs)
     if agents: msgs += [m for a in s.agents for m in own(enumerate(s.agent_recs(a)))]
     warm = [m for w in s.warmups.values() for m in own(enumerate(load_recs(w, skip_bad=True)))] if agents else []
     wids = {id(r) for r, _, _ in warm}
@@ -489,7 +506,11 @@ def sess_agents(s=None, # a session, as `open_sess` takes it
                ) -> Rows:
     "The subagents of session `s`: in `<sid>/subagents/`, flat `agent-*.jsonl` files, and sidechain records in its file"
     s = open_sess(s, cwd)
-    calls = join_calls(_main(s)).filter(lambda c: c.name in _AGENT_TOOLS)
+    return _sess_agents(s, join_calls(_main(s), keep=_AGENT_TOOLS))
+
+def _sess_agents(s, calls):
+    "`sess_agents` of `s`, whose main transcript's calls are `calls`"
+    calls = calls.filter(lambda c: c.name in _AGENT_TOOLS)
     by_id = {c.id: c for c in calls}
     by_agent = {a: c for c in calls if isinstance(c.data, dict) and isinstance(a := c.data.get('agentId'), str)}
     by_prompt = {p: c for c in calls if isinstance(p := c.input.get('prompt'), str)}
@@ -506,14 +527,15 @@ def sess_agents(s=None, # a session, as `open_sess` takes it
         if mate: a.update(type=a.type or 'teammate', team=mate.team, name=mate.name,
                           description=a.description or f'{mate.name}, of team {mate.team}')
         out.append(a)
-    side = {}
-    for r in s.recs:
-        if r.get('isSidechain') and not s.agent: side.setdefault(_str(r.get('agentId')) or 'sidechain', []).append(r)
+    side, notes = {}, {}
+    for r in s.recs:  # one pass: sidechain records, and the notifications of the main conversation
+        if r.get('isSidechain'):
+            if not s.agent: side.setdefault(_str(r.get('agentId')) or 'sidechain', []).append(r)
+        elif t := _note_text(r): notes.update((m[1], m[2]) for m in _note_re.finditer(t))
     for aid, recs in side.items():
         if aid in s.agents: continue
         c = by_agent.get(aid) or by_prompt.get(first(filter(None, map(prompt_text, recs))))
         out.append(_agent(aid, L(recs), 'sidechain', c))
-    notes = {m[1]: m[2] for _, r in _main(s) if (t := _note_text(r)) for m in _note_re.finditer(t)}
     for a in out: a.update(ncalls=len(a.calls), status=notes.get(a.id) or a.status)
     cols = ['id', 'time', 'type', 'description', 'ncalls', TOKENS_IN_OUT, 'cost', 'result']
     return Rows(out, cols=cols, title=f'Subagents of {s.name}')
@@ -548,29 +570,45 @@ class SessStats(AttrDict):
     def _repr_markdown_(self): return '| | |\n|---|---|\n' + '\n'.join(f'| **{k}** | {md_esc(v)} |'
                                                                      for k, v in self.lines() if v not in (None, ''))
 
+_LAST = ('gitBranch', 'version', 'customTitle', 'aiTitle')  # the dashboard shows the last of each
+def _stats_pass(s):
+    "What the dashboard reads of the records of `s`, in one pass: the last of `_LAST`, times, cwd, prompts, ..."
+    sid, o = s.sid, AttrDict(dict.fromkeys(_LAST), fork_of=None, cwd=None, first=None, last=None, prompts=0,
+                             compactions=0, cost=None, asst=[])
+    for i, r in enumerate(s.recs):
+        t = r.get('type')
+        for k in _LAST:
+            if isinstance(v := r.get(k), str) and v: o[k] = v
+        if isinstance(ts := r.get('timestamp'), str):
+            if o.first is None or ts < o.first: o.first = ts
+            if o.last is None or ts > o.last: o.last = ts
+        if o.cwd is None and isinstance(c := r.get('cwd'), str) and c: o.cwd = c
+        if r.get('subtype') == 'compact_boundary': o.compactions += 1
+        if t == 'cost-state': o.cost = r
+        elif t == 'assistant':
+            if o.fork_of is None and (f := msg_sess(r, sid)) != sid: o.fork_of = f
+            o.asst.append((i, _slim(r)))
+        if (s.agent or not r.get('isSidechain')) and prompt_text(r): o.prompts += 1
+    return o
+
 def sess_stats(s=None, # a session, as `open_sess` takes it
                cwd=None, # the project directory for `.` and for ids
               ) -> SessStats:
     "A dashboard of session `s`: id, project, cwd, branch, version, times, prompts, turns, tools, errors, tokens, cost"
     s = open_sess(s, cwd)
-    recs = s.recs
-    fork_of = first(o for r in recs if r.get('type') == 'assistant' and (o := msg_sess(r, s.sid)) != s.sid) or s.fork_of
-    def last(k): return first(v for r in reversed(recs) if isinstance(v := r.get(k), str) and v)
-    ts = [t for r in recs if isinstance(t := r.get('timestamp'), str)]
-    usage, tools = sess_usage(s), tool_counts(s)
-    cs = first(r for r in reversed(recs) if r.get('type') == 'cost-state')
-    st = SessStats(sid=s.sid, agent=s.agent, project=s.project,
-        cwd=first(c for r in recs if isinstance(c := r.get('cwd'), str) and c), branch=last('gitBranch'),
-        version=last('version'),
-        first=fmt_ts(min(ts, default=None)), last=fmt_ts(max(ts, default=None)),
-        title=last('customTitle') or last('aiTitle'), prompts=len(sess_prompts(s)),
-        turns=len(msgs := list(usage_msgs(_main(s)))), copied=sum(msg_sess(r, s.sid) != s.sid for r, _, _ in msgs),
-        tools=tools, errors=sum(tools.attrgot('failed')), subagents=len(sess_agents(s)),
-        compactions=sum(r.get('subtype') == 'compact_boundary' for r in recs), models=usage.attrgot('model'),
-        usage=usage, fork_of=fork_of,
-        cli_cost=c if cs and isinstance(c := cs.get('totalCostUSD'), (int, float)) else None)
+    o = _stats_pass(s)
+    usage = _sess_usage(s, pairs=o.asst)
+    main = join_calls(_main(s), keep=_AGENT_TOOLS)  # the results of the others are not needed: not kept
+    calls = main + L(c for a in s.agents for c in join_calls(enumerate(s.agent_recs(a)), a, keep=()))
+    tools, msgs = _counts(calls), list(usage_msgs((i, r) for i, r in o.asst if s.agent or not r.get('isSidechain')))
+    st = SessStats(sid=s.sid, agent=s.agent, project=s.project, cwd=o.cwd, branch=o.gitBranch,
+        version=o.version, first=fmt_ts(o.first), last=fmt_ts(o.last), title=o.customTitle or o.aiTitle,
+        prompts=o.prompts, turns=len(msgs), copied=sum(msg_sess(r, s.sid) != s.sid for r, _, _ in msgs),
+        tools=tools, errors=sum(tools.attrgot('failed')), subagents=len(_sess_agents(s, main)),
+        compactions=o.compactions, models=usage.attrgot('model'), usage=usage, fork_of=o.fork_of or s.fork_of,
+        cli_cost=c if (cs := o.cost) and isinstance(c := cs.get('totalCostUSD'), (int, float)) else None)
     st._turns = [(fmt_ts(r.get('timestamp')), usage_tokens(u), msg_cost(model, u)) for r, model, u in msgs]
-    st._calls = [(c.time, c.name, c.failed) for c in sess_tools(s)]  # the charts' figures, not in `to_data`
+    st._calls = [(c.time, c.name, c.failed) for c in calls]  # the charts' figures, not in `to_data`
     return st
 
 # %% ../nbs/11_forensics.ipynb #9d06d7eb

@@ -18,7 +18,7 @@ __all__ = ['PROBE', 'ResumeError', 'Resumed', 'resume_check', 'fmt_resumed', 're
            'resume_preview', 'fmt_preview', 'field_needs']
 
 # %% ../nbs/08_resume.ipynb #3ea554f7
-import re, time, uuid, shutil, tempfile
+import re, time, uuid, shutil, tempfile, hashlib, functools
 import orjson
 from collections import Counter
 from pathlib import Path
@@ -196,13 +196,31 @@ def _malformed(r) -> bool:
     return not isinstance(c, list) or not any(isinstance(b, dict) and isinstance(b.get('type'), str) for b in c)
 
 # %% ../nbs/08_resume.ipynb #7e5a0003
+def _digest(b):
+    "A block's JSON, sorted, as a digest: equal blocks, equal digests, in 16 bytes whatever their size"
+    return hashlib.blake2b(rec_json(b, sort=True), digest_size=16).digest()
+
+def _msg_view(th):
+    "Thread `th` for making messages: a big session's records (read from its file) without their `toolUseResult`"
+    if not isinstance(th.items, RecPlaces): return th
+    return Thread([Rec({k: v for k, v in r.items() if k != 'toolUseResult'}) for r in th], rules=th.rules,
+                  model=th.model, end=th.end, error=th.error)
+
 def resume_changes(recs, # a session's records, in file order
                    thread:Thread, # what `sess_thread` predicts from them
                   ) -> L:
     "What resuming `recs` by `thread`'s rules loses or changes: each an `AttrDict` of kind, lost, n, uuids, text"
+    thread = _msg_view(thread)  # read once: the walks below go over it in memory
     v, out = thread.rules.version, L()
-    main = [r for r in recs if r.get('type') in ('user', 'assistant') and isinstance(r.get('uuid'), str)
-            and not r.get('isSidechain')]
+    first = thread[0] if thread else None
+    boundary = first['uuid'] if first is not None and first.get('subtype') == 'compact_boundary' else None
+    main, before, start = [], set(), None  # main: (uuid, malformed?) of the main conversation's records
+    for r in recs:  # one pass, holding uuids only: a big session's records are read from the file one at a time
+        if boundary is not None and start is None and r.get('uuid') == boundary and r == first: start = len(before)
+        if start is None: before.add(r.get('uuid'))
+        if r.get('type') in ('user', 'assistant') and isinstance(r.get('uuid'), str) and not r.get('isSidechain'):
+            main.append((r['uuid'], _malformed(r)))
+    if start is None: before = set()
     if thread.error:
         why = thread.error[len(f'Claude Code {v} '):]
         return L([_change('unreadable', True, [], f'Claude Code {v} {why}')])
@@ -217,25 +235,22 @@ def resume_changes(recs, # a session's records, in file order
                'are read as one record, the last written: the others are not sent')
         out.append(AttrDict(kind='no_uuid', lost=True, n=n, uuids=[], text=f'records without a `uuid` {how}'))
     on = {r.get('uuid') for r in thread}
-    bad = [r['uuid'] for r in main if _malformed(r)]
+    bad = [u for u, m in main if m]
     if bad:
         out.append(_change('malformed', True, bad, 'records of the wrong shape are dropped as Claude Code reads them'))
-    first = thread[0] if thread else None
-    at_boundary = first is not None and first.get('subtype') == 'compact_boundary' and first in recs
-    start = recs.index(first) if at_boundary else 0
-    off = [r['uuid'] for r in main if r['uuid'] not in on and r['uuid'] not in bad]
-    before = {r.get('uuid') for r in recs[:start]}  # bookkeeping rows have none
+    bad_set = set(bad)
+    off = [u for u, _ in main if u not in on and u not in bad_set]
     if (cut := [u for u in off if u in before]):
         out.append(_change('compacted', False, cut, 'messages before the last compaction are sent as its summary'))
     if (gone := [u for u in off if u not in before]):
         out.append(_change('off_thread', True, gone, 'messages on other branches are not sent (abandoned or rewound)'))
     sent = sent_recs(thread)
-    kept = Counter(rec_json(b, sort=True) for r in sent for b in rec_blocks(r))
+    kept = Counter(_digest(b) for r in sent for b in rec_blocks(r))
     lost = {'thinking': [], 'redacted_thinking': [], 'tool_use': [], 'tool_result': [], 'other': []}
     for r in thread.written:
         if is_notification(r) and thread.rules.notify: continue
         for b in rec_blocks(r):
-            if kept[k := rec_json(b, sort=True)] > 0: kept[k] -= 1
+            if kept[k := _digest(b)] > 0: kept[k] -= 1
             else: lost.get(b.get('type'), lost['other']).append(r.get('uuid'))
     resuming = thread.model or "the session's"
     texts = dict(thinking=f'thinking is dropped (written by another model than the one resuming, {resuming})',
@@ -270,7 +285,7 @@ class Preview:
                  changes:L, # what resuming loses or changes (see `resume_changes`)
                 ): store_attr()
 
-    @property
+    @functools.cached_property
     def msgs(self) -> list:
         "The Anthropic messages the CLI would send (attachments' reminders aside)"
         return api_msgs(self.thread)
@@ -298,8 +313,8 @@ def resume_preview(session=None, # the session, as `sess_file` names it (default
     "Predict, running nothing, what Claude Code `cli` sends on resuming `session`, and what it loses or changes"
     cli = check_cli(cli) if cli is not None else check_cli(claude_version(), installed=True)
     path = sess_file(session, cwd)
-    recs = load_recs(path, skip_bad=True)
-    th = sess_thread(recs, cli=cli, model=model)
+    recs = open_recs(path, skip_bad=True)  # a big session's read from the file as used
+    th = _msg_view(sess_thread(recs, cli=cli, model=model))  # a big session's thread: in memory, toolUseResult aside
     changes = resume_changes(recs, th)
     if _spaced(path):
         changes.append(_change('spaced', False, [], 'the file is spaced JSON (as Python writes it): '

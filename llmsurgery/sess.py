@@ -116,8 +116,8 @@ class Sess:
 
     @property
     def recs(self) -> L:
-        "Every record of the transcript, in file order (read on first use)"
-        if self._recs is None: self._recs = load_recs(self.path, skip_bad=self.skip_bad)
+        "Every record of the transcript, in file order (read on first use; see `open_recs`)"
+        if self._recs is None: self._recs = open_recs(self.path, skip_bad=self.skip_bad)
         return self._recs
 
     @functools.cached_property
@@ -443,9 +443,9 @@ def load_sess(s=None, # a session as `sess_file` names it
               cwd=None, # the project directory for `.` and for ids (default: the current one)
               skip_bad:bool=False, # skip malformed lines with a warning, instead of raising `TranscriptError`
              ) -> L:
-    "Every record of session `s`, in file order"
+    "Every record of session `s`, in file order (a big session's read from its file as used: `open_recs`)"
     if isinstance(s, (list, tuple, L)): return L(s)
-    return load_recs(sess_file(s, cwd), skip_bad=skip_bad)
+    return open_recs(sess_file(s, cwd), skip_bad=skip_bad)
 
 # %% ../nbs/04_sess.ipynb #5c0e1c21
 def agent_files(s=None, # a session, as `open_sess` takes it

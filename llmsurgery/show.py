@@ -11,7 +11,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/show.html.md"""
 
 # %% auto #0
 __all__ = ['MAX_ROWS', 'visible', 'json_visible', 'md_esc', 'md_code', 'fmt_table', 'md_table', 'to_data', 'Rows', 'tool_summary',
-           'fmt_recs', 'Shown', 'show_text', 'show_recs']
+           'fmt_lines', 'fmt_recs', 'Shown', 'show_text', 'show_recs']
 
 # %% ../nbs/03_show.ipynb #5b0e1c04
 import re, sys, json
@@ -186,6 +186,24 @@ def _shown(r, showall, attachments):
     if showall: return True
     return is_chain(r, sidechain=True) and (attachments or r.get('type') != 'attachment')
 
+def fmt_lines(recs, # the records to show, in order
+              mx:int=500, # cut each string at this many characters (None: never)
+              showall:bool=False, # also show bookkeeping records and attachments
+              attachments:bool=False, # also show Claude Code's context attachments
+              start:int=None, # number the records from this index (None: no numbers)
+             ):
+    "`fmt_recs` a piece at a time: yields its lines (headers, blank lines, bodies), so a long thread prints as it goes"
+    names = {i: b.get('name') for r in recs for b in tool_uses(r) if isinstance(i := b.get('id'), str)}
+    prev, any_out = object(), False
+    for i, r in enumerate(recs, start or 0):
+        if not _shown(r, showall, attachments): continue
+        key = msg_id(r) or r.get('uuid') or id(r)
+        if key != prev:
+            if any_out: yield ''
+            yield visible(_header(r, None if start is None else i, names))
+        prev, any_out = key, True
+        yield visible(_body(r, mx))
+
 def fmt_recs(recs, # the records to show, in order
              mx:int=500, # cut each string at this many characters (None: never)
              showall:bool=False, # also show bookkeeping records and attachments
@@ -193,17 +211,7 @@ def fmt_recs(recs, # the records to show, in order
              start:int=None, # number the records from this index (None: no numbers)
             ) -> str:
     "Records `recs` as a readable conversation: a header per message, then its text"
-    names = {i: b.get('name') for r in recs for b in tool_uses(r) if isinstance(i := b.get('id'), str)}
-    out, prev = [], object()
-    for i, r in enumerate(recs, start or 0):
-        if not _shown(r, showall, attachments): continue
-        key = msg_id(r) or r.get('uuid') or id(r)
-        if key != prev:
-            if out: out.append('')
-            out.append(_header(r, None if start is None else i, names))
-        prev = key
-        out.append(_body(r, mx))
-    return visible('\n'.join(out))
+    return '\n'.join(fmt_lines(recs, mx, showall, attachments, start))
 
 # %% ../nbs/03_show.ipynb #5b0e1c1a
 class Shown(str):

@@ -165,10 +165,32 @@ class _Records(Mapping):
     def __len__(self): return len(self.c.ids) - len(self.c.gone)
     def items(self): return ((u, r) for n, (u, r) in enumerate(zip(self.c.ids, self.c.rows)) if n not in self.c.gone)
 
+_SKEL = ('type', 'uuid', 'parentUuid', 'logicalParentUuid', 'timestamp', 'subtype', 'isMeta', 'isSidechain',
+         'isCompactSummary', 'isSynthetic', 'isDisplayOnly', 'sessionId', 'origin', 'compactMetadata', 'requestId',
+         'requestRef', 'agentId')
+_BLOCK = ('type', 'id', 'tool_use_id', 'name')
+
+def _skel(r):
+    "What the walk reads of record `r`: its links, kind, time and the ids and kinds of its blocks, not their text"
+    s = {k: r[k] for k in _SKEL if k in r}
+    if (c := r.get('content')).__class__ is str: s['content'] = c[:80]
+    if (m := r.get('message')).__class__ is dict:
+        s['message'] = mm = {k: m[k] for k in ('id', 'model', 'role') if k in m}
+        if (c := m.get('content')).__class__ is list:
+            mm['content'] = [{k: b[k] for k in _BLOCK if k in b} if b.__class__ is dict else b for b in c]
+        elif 'content' in m: mm['content'] = c[:80] if c.__class__ is str else c
+    if (a := r.get('attachment')).__class__ is dict:
+        s['attachment'] = {k: a[k] for k in ('type', 'toolUseID') if k in a}
+    return Rec(s)
+
 class _Chain:
     "The chain records of one transcript as one Claude Code version reads them"
     def __init__(self, recs, rules, sidechain=False):
         self.rules, self.sidechain, self._times, self.gone = rules, sidechain, None, set()
+        # records read from the file as used (`FileRecs`): the chain holds `_skel`s, and by place the record's number
+        # in the file (`src`), and `fixed`, the numbers of those read as a repaired copy (`_admit`)
+        self.src, self.fixed = ([], set()) if isinstance(recs, FileRecs) else (None, None)
+        src, fixed = self.src, self.fixed
         self.pos = pos = {}  # uuid -> its place in the chain (where it was first written)
         self.by_id = _Records(self)  # uuid -> record
         # by place: the record (its last line), its uuid, its parent, the parent's place (-1: none, -2: look it up)
@@ -185,7 +207,7 @@ class _Chain:
             nonlocal atts, last_row, snaps, explicit, cleared
             if (a := _last_att(atts)) is not None: last_row, snaps, explicit, cleared = a, 0, False, False
             atts = []
-        for r in recs:
+        for i, r in enumerate(recs):
             t = r.get('type')
             if t.__class__ is not str or (k := kind(t)) is None: continue
             if k <= 4:
@@ -214,9 +236,14 @@ class _Chain:
                             if u not in pos: dropped[u] = p
                             continue
                         r, m, res = a, a['message'], bool(tool_results(a))
+                        if src is not None: fixed.add(i)
+                row = r if src is None else _skel(r)
                 if (n := pos.setdefault(u, len(rows))) == len(rows):
-                    rows.append(r); ids.append(u); pars.append(p); up.append(-1)
-                else: rows[n] = r; pars[n] = p; dups.append(n)  # written before: it keeps its place
+                    rows.append(row); ids.append(u); pars.append(p); up.append(-1)
+                    if src is not None: src.append(i)
+                else:  # written before: it keeps its place
+                    rows[n] = row; pars[n] = p; dups.append(n)
+                    if src is not None: src[n] = i
                 if p is not None: up[n] = pos.get(p, -2)  # a parent written before its child has a place by now
                 if k == 2:
                     i = m.get('id')
@@ -273,6 +300,15 @@ class _Chain:
             if rows[n]['type'] == 'assistant' and (i := _mid(rows[n])): self.amid[n] = i
         self.results = [n for n in dict.fromkeys(self.results) if n not in dups]
         self.results += [n for n in dups if rows[n]['type'] == 'user' and tool_results(rows[n])]
+
+    def fix(self, k, r):
+        "Record number `k` of the file, `r`, as the chain reads it (a repaired copy, when `_admit` made one)"
+        return _admit(r) if k in self.fixed else r
+
+    def full(self, ns, recs, tail=()):
+        "The records at places `ns`, whole: those of the chain itself, or read from `recs` (`FileRecs`), then `tail`"
+        if self.src is None: return L([self.rows[n] for n in ns] + list(tail))
+        return recs.pick([self.src[n] for n in ns], self.fix, tail)
 
     def link(self, u, p):
         "Hang record `u` off `p` (a re-link: `p` need not be a record)"
@@ -619,6 +655,7 @@ class Thread(L):
     @property
     def written(self) -> L:
         "The records that are in the file (the synthetic turns left out)"
+        if isinstance(self.items, RecPlaces): return FileRecs(self.items.pick(self.items.idx, self.items.fix))
         return L(r for r in self if not r.get('isSynthetic'))
 
     @property
@@ -759,8 +796,12 @@ def sess_thread(recs, # a session's records in file order (or a `Sess`)
         if rules.below: path += _below(c, end, visited)
         items = [c.rows[n] for n in path]
         items = [Rec({k: v for k, v in r.items() if k != 'uuid'}) if r['uuid'] == _NO_UUID else r for r in items]
-    if leaf is None: items += _end_turns(items, model or _session_model(items), rules)
-    return Thread(items, rules=rules, model=model or _session_model(items), end=end)
+    extra = _end_turns(items, model or _session_model(items), rules) if leaf is None else []
+    model = model or _session_model(items + extra)
+    if c.src is None: return Thread(items + extra, rules=rules, model=model, end=end)
+    th = Thread([], rules=rules, model=model, end=end)  # its records read from the file, as the records were
+    th.items = c.full(path, recs, extra).items
+    return th
 
 # %% ../nbs/05_thread.ipynb #9a11c051
 NOTE_PREAMBLE = ('[SYSTEM NOTIFICATION - NOT USER INPUT]\nThis is an automated background-task event, NOT a message '
@@ -1031,7 +1072,7 @@ def sess_history(recs, # a session's records in file order (or a `Sess`)
         before = [plain.ids[n] for n in _gather(plain, path, visited)]  # preserved messages in their first place
         seen = set(before)
         res = before + [v for v in res if v not in seen]
-    return L(plain.by_id[u] for u in res)
+    return plain.full([plain.pos[u] for u in res], recs)
 
 # %% ../nbs/05_thread.ipynb #00ae5ba9
 THREAD_LINES = 40
