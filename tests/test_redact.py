@@ -290,8 +290,8 @@ LEAKS = {  # name: (the secret, a tool call's input, its result)
                                    f'     4\t    client-key-data: {B64KEY}\n'),
 }
 KEPT = ['https://example.com/search?q=tokens&page=2&sort=desc', '--token-file', '/etc/app/token',
-        'client-certificate-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUMvakNDQWVhZ0F3SUJBZ0lCQURBTkJna3Foa2lHOXcwQkFR'
-        'c0ZBREFWTVJNd0VRWURWUVFERXdwcmRXSmxjbTVsZEdWekxLLQo=']
+        'client-certificate-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUMvakNDQWVhZ0F3SUJBZ0lCQURBTkJna3Fo'
+        'a2lHOXcwQkFRc0ZBREFWTVJNd0VRWURWUVFERXdwcmRXSmxjbTVsZEdWekxLLQo=']
 
 def _leak_sess(env, name, inp, result, i):
     sid = f'1eaf{i:04d}-0000-4000-8000-000000000000'
