@@ -94,3 +94,5 @@ def test_lone_surrogates_are_indexed(tmp_path, monkeypatch):
                      (find_usage, 'day')]:
         got, want = ask(ix, f, *args)
         assert got == want and want, (f.__name__, got, want)
+    (d/f'{sid}.jsonl').write_text('\n'.join(lines).replace('"t1"', f'"t1 {cut}"') + '\n')  # an id too, however odd
+    assert len(find_commands('echo')) == 1 and len(find_errors()) == 1  # the scan's needles hold the id
