@@ -285,7 +285,10 @@ _KW_ANCHOR = (rf'(?i:(?:pass|pwd|secret|key|credential|creds|dsn|pat|cookie|bear
               rf'|auth(?:[A-NP-Za-np-z0-9_.$@-]{_NC})?|sig(?:[A-MO-Za-mo-z0-9_.$@-]{_NC})?'
               rf'|token(?:[A-RT-Za-rt-z0-9_.$@-]{_NC}|s_{_NC})?)(?:\\"|\'|`)?\]?[ \t]*(?::|=)')
 _FIELD_ANCHOR = (r'(?i:pass|pwd|secret|token|key|auth|credential|creds|dsn|cookie|bearer|jwt)[A-Za-z0-9_.$@-]{0,40}'
-                 r'"[:,]"')  # a record's own field with a secret's name, or a name then its value in a list
+                 r'":"')  # a record's own field with a secret's name
+# a list holding a name, then its value: `["SESSION_SECRET","…"]` (an env list), `["--password","…"]` (argv)
+_PAIR_ANCHOR = (r'"(?:--?[A-Za-z0-9-]*(?i:pass|pwd|secret|token|key|auth|credential)[A-Za-z0-9-]*'
+                r'|[A-Z0-9_]*(?:PASS|PWD|SECRET|TOKEN|KEY|AUTH|CREDENTIAL)[A-Z0-9_]*)", ?"')
 _LF = r'(?:\s|\\[nrt])'  # whitespace, also as JSON escapes
 
 # Token formats. Where detect-secrets has no plugin for a provider, the format is from the gitleaks rule set
@@ -874,7 +877,9 @@ def _split(buf):
 _RAW_ODD = _re2(rb'\\(?:/|u00[2-7][0-9a-fA-F]|u[dD][89abAB][0-9a-fA-F]{2})')
 _RAW_FIELD = _re2(_loose(_FIELD_ANCHOR).encode())
 
-_RAW_ALL = _re2(b'|'.join([_RAW_ANCHORS.pattern, _RAW_ODD.pattern, _RAW_FIELD.pattern]))  # one pass over the bytes
+_RAW_PAIR = _re2(_loose(_PAIR_ANCHOR).encode())
+_RAW_ALL = _re2(b'|'.join([_RAW_ANCHORS.pattern, _RAW_ODD.pattern, _RAW_FIELD.pattern,
+                            _RAW_PAIR.pattern]))  # one pass over the bytes
 
 @patch
 def _lines(self:Redactor, buf, suspects=True):
