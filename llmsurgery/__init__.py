@@ -43,6 +43,7 @@ Modules:
 - `llmsurgery.forensics`: What was asked, what ran, what failed, which files were touched, what the subagents did, and what it cost
 - `llmsurgery.hist`: Read a dialog's replies back into canonical messages, write messages as a dialog, and walk a dialog as history
 - `llmsurgery.index`: A warm index of the whole archive in SQLite: cross-session questions answered without reading every transcript again
+- `llmsurgery.manage`: Rename, tag, delete, fork at a message, and move a project's sessions after its folder moved, as Claude Code would
 - `llmsurgery.page`: One self-contained HTML page of a session, for a bug report, a review or a post: its stats, then its conversation
 - `llmsurgery.rec`: A record's anatomy: its message, content blocks, text, tool calls and results, ids, copies, times and cuts
 - `llmsurgery.record`: Regenerate the sample transcripts the library is tested against by running the installed Claude Code CLI offline
@@ -69,8 +70,8 @@ __version__ = "0.0.3"
 
 # What `from llmsurgery import *` brings: the library's modules, not the command line's nor the test rig's
 API_MODULES = ('core', 'rec', 'show', 'view', 'sess', 'thread', 'claude', 'write', 'resume', 'scan', 'search',
-               'forensics', 'drift', 'dialog', 'hist', 'convert', 'redact', 'index', 'export', 'page', 'skill',
-               'fixtures')
+               'forensics', 'drift', 'dialog', 'hist', 'convert', 'redact', 'index', 'export', 'page', 'manage',
+               'skill', 'fixtures')
 
 def _home(name):
     "The API module that defines `name`, by the symbol table nbdev writes (no module is imported to find it)"

@@ -179,6 +179,10 @@ def chat2api(msgs:list, # canonical messages (fastllm's `Msg`)
 # %% ../nbs/12b_convert.ipynb #81ba7e30
 _FLAGS = ('isMeta', 'isCompactSummary', 'isVisibleInTranscriptOnly', 'promptSource', 'origin')
 
+def _time(ts):
+    "`ts` if it is a time as transcripts write one (an ISO string), else None"
+    return ts if isinstance(ts, str) and parse_ts(ts) else None
+
 def _prompt_meta(r) -> dict:
     fl = {k: r[k] for k in _FLAGS if k in r}
     return ({'timestamp': r['timestamp']} if r.get('timestamp') else {}) | ({'flags': fl} if fl else {})
@@ -204,9 +208,16 @@ def _recs2dlg(recs, name, mx):
         nonlocal prompt, reply
         if not reply: return
         if prompt is None: prompt = add_prompts(dlg, [])[0]
-        set_reply(prompt, [m for m, _ in merge_frags(reply)], mx)
+        merged = merge_frags(reply)
+        set_reply(prompt, [m for m, _ in merged], mx)
         last = msg_of(first(f[2] for f in reversed(reply) if f[0] == 'assistant') or {})  # none in a damaged file
         prompt.meta |= {k: last[k] for k in ('model', 'usage') if k in last}
+        # each record's time and each message's usage, which the reply's text cannot show
+        recs = list({id(f[2]): f[2] for f in reply}.values())
+        if all(_time(r.get('timestamp')) for r in recs) and prompt.meta.get('timestamp'):
+            prompt.meta['times'] = [prompt.meta['timestamp']] + [r['timestamp'] for r in recs]
+        usages = [msg_of(rs[-1]).get('usage') for m, rs in merged if m.role == 'assistant']
+        if len(usages) > 1 and all(isinstance(u, dict) for u in usages): prompt.meta['usages'] = usages
         reply = []
     sent = [wrap_note(r) if is_notification(r) else r for r in sess_thread(recs).written]  # notifications as sent
     for f in rec_frags(sent, think=False, system=True):
@@ -250,10 +261,6 @@ def _reemit(rec, prev, key, used):
     if 'timestamp' in r and _time(r['timestamp']) is None: del r['timestamp']  # the writer stamps it
     return r
 
-def _time(ts):
-    "`ts` if it is a time as transcripts write one (an ISO string), else None"
-    return ts if isinstance(ts, str) and parse_ts(ts) else None
-
 def _prompt_recs(msgs, m, key, cwd):
     "Records of prompt `m`'s user `msgs` and reply, with what its metadata keeps"
     rs = msgs2recs(chat2api(msgs), key=key, cwd=cwd, ts=_time(m.meta.get('timestamp')) if m else None,
@@ -263,6 +270,13 @@ def _prompt_recs(msgs, m, key, cwd):
     if (u := m.meta.get('usage')) and (last := first(r for r in reversed(rs) if r['type'] == 'assistant')):
         for r in rs:
             if r['type'] == 'assistant' and r['message']['id'] == last['message']['id']: r['message']['usage'] = u
+    if isinstance(ts := m.meta.get('times'), list) and len(ts) == len(rs) and all(map(_time, ts)):
+        for r, t in zip(rs, ts): r['timestamp'] = t  # the reply as it was written: the times are its own
+    mids = list(dict.fromkeys(r['message']['id'] for r in rs if r['type'] == 'assistant'))
+    if isinstance(us := m.meta.get('usages'), list) and len(us) == len(mids) and all(isinstance(u, dict) for u in us):
+        by = dict(zip(mids, us))
+        for r in rs:
+            if r['type'] == 'assistant': r['message']['usage'] = by[r['message']['id']]
     return rs
 
 def dlg2recs(dlg, # a dialog

@@ -231,6 +231,10 @@ def _result_items(m, p):
 def _items_parts(m, items) -> list:
     return [Text(o['text'], raw=o.get('raw')) if 'text' in o else _att_part(m, o['att']) for o in items]
 
+def _only_spaced(v, mx) -> bool:
+    "Is `v` a string that `hist2fmt` shows (cut at `mx`) without its trailing whitespace only, so worth keeping?"
+    return isinstance(v, str) and v != v.rstrip() and trunc_str(v, mx) == v.rstrip()
+
 def set_reply(m, # a prompt message
               msgs:list, # the reply: assistant and tool messages
               mx:int=2000 # cut strings longer than this (None: never)
@@ -240,13 +244,19 @@ def set_reply(m, # a prompt message
     calls = [ids for a in msgs if a.role == 'assistant'
              if len(ids := [p.id for p in a.content if isinstance(p, ToolUse) and not p.server]) > 1]
     if calls: m.meta['calls'] = calls
-    res = {}
+    res, args = {}, {}
     for t in msgs:
         for p in (t.content if t.role == 'tool' else []):
-            if isinstance(p, ToolResult) and isinstance(p.text, list):
-                s = tool_text(p.text)
-                if trunc_str(s, mx=None if p.full else mx) == s: res[p.id] = _result_items(m, p)
+            if not isinstance(p, ToolResult): continue
+            s, cut = tool_text(p.text), None if p.full else mx
+            if isinstance(p.text, list) and trunc_str(s, cut) == s.rstrip(): res[p.id] = _result_items(m, p)
+            elif isinstance(p.text, str) and _only_spaced(p.text, cut): res[p.id] = p.text
+        for p in (t.content if t.role == 'assistant' else []):
+            if isinstance(p, ToolUse) and not p.server and (a := {k: v for k, v in (p.arguments or {}).items()
+                                                                    if _only_spaced(v, mx and mx*5)}):
+                args[p.id] = a
     if res: m.meta['results'] = res
+    if args: m.meta['args'] = args
     m.output = _mark_errors(hist2fmt(msgs, mx=mx), msgs)
     return m
 
@@ -310,11 +320,16 @@ def reply_msgs(m, # a prompt message of a dialog, with its reply
     except FmtError as e:
         why = str(e).split(': ', 1)[1].split('\n')[0]
         raise FmtError(e.lineno, e.line, f'in the reply of prompt {m.id}: {why}') from None
-    res = m.meta.get('results') or {}
+    res, args = m.meta.get('results') or {}, m.meta.get('args') or {}
     for t in msgs:
-        if t.role != 'tool': continue
         for i, p in enumerate(t.content):
-            if p.id in res and tool_text(ps := _items_parts(m, res[p.id])) == p.text: t.content[i] = p.replace(text=ps)
+            if t.role == 'tool' and isinstance(p, ToolResult) and (r := res.get(p.id)) is not None:
+                if isinstance(r, str) and r.rstrip() == p.text: t.content[i] = p.replace(text=r)
+                elif isinstance(r, list) and tool_text(ps := _items_parts(m, r)).rstrip() == tool_text(p.text).rstrip():
+                    t.content[i] = p.replace(text=ps)
+            if t.role == 'assistant' and isinstance(p, ToolUse) and isinstance(a := args.get(p.id), dict):
+                kept = {k: v for k, v in a.items() if isinstance(v, str) and (p.arguments or {}).get(k) == v.rstrip()}
+                if kept: t.content[i] = p.replace(arguments={**p.arguments, **kept})  # only where unedited
     return msgs
 
 def dlg2chat(dlg, # an aidialog `Dialog`

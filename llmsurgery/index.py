@@ -38,7 +38,8 @@ from .sess import *
 from .scan import *
 from .search import rec_fields
 from .forensics import (join_calls, is_failure, call_path, msg_cost, msg_sess, usage_msgs, usage_tokens,
-                                  USAGE_TOKENS)
+                                  USAGE_TOKENS, ANTHROPIC_PRICES, LONG_CONTEXT, rec_cost,
+                                  recorded_cost, RECORDED, LIST, UNKNOWN)
 
 # %% ../nbs/14_archive.ipynb #9fce5941
 def cache_dir() -> Path:
@@ -81,7 +82,7 @@ CREATE INDEX msgs_file ON msgs(file, line);
 CREATE TABLE usage(id INTEGER PRIMARY KEY, file INTEGER NOT NULL, n INTEGER, key TEXT, ts TEXT, minute TEXT,
   sess TEXT, model TEXT,
   input INTEGER, output INTEGER, cache_write INTEGER, cache_read INTEGER, cost REAL, priced INTEGER DEFAULT 0,
-  usage BLOB);
+  usage BLOB, recorded REAL, from_rec INTEGER DEFAULT 0);
 CREATE INDEX usage_file ON usage(file, n);
 CREATE INDEX usage_key ON usage(key);
 CREATE INDEX usage_unpriced ON usage(id) WHERE NOT priced;
@@ -94,7 +95,8 @@ CREATE VIEW sessions AS SELECT s.sid, s.project, s.path, s.cwd, coalesce(s.custo
 
 def index_version() -> str:
     "What an index must have been written by to be used: its version, its schema, llmsurgery's and fastllm's versions"
-    return '/'.join([str(INDEX_VERSION), hashlib.sha1(SCHEMA.encode()).hexdigest()[:8], __version__,
+    prices = repr((ANTHROPIC_PRICES, LONG_CONTEXT)).encode()  # our list prices: costs priced by others are stale
+    return '/'.join([str(INDEX_VERSION), hashlib.sha1(SCHEMA.encode() + prices).hexdigest()[:8], __version__,
                      importlib.metadata.version('python-fastllm')])
 
 # %% ../nbs/14_archive.ipynb #9693d2c0
@@ -165,7 +167,8 @@ def search_text(r, # a record
     "What a search reads of `r`: its `rec_fields`, one per line"
     return '\n'.join(s for _, _, s in rec_fields(r))
 
-ENV_FIELDS = ('type', 'uuid', 'timestamp', 'requestId', 'requestRef', 'requestSessionId'), ('id', 'model', 'usage')
+ENV_FIELDS = (('type', 'uuid', 'timestamp', 'requestId', 'requestRef', 'requestSessionId', 'costUSD'),
+              ('id', 'model', 'usage'))
 
 def msg_env(r, # an assistant record
            ) -> dict:
@@ -485,19 +488,22 @@ def _count_usage(self:ArchiveIndex, fid,
     con = self.con
     sid = con.execute('SELECT sid FROM files WHERE id=?', (fid,)).fetchone()[0]
     q = lambda sql: con.execute(sql, (fid,))
-    old = {(k, u): (c, p) for k, u, c, p in q('SELECT key, usage, cost, priced FROM usage WHERE file=?')}
+    old = {(k, u): (c, p, f)
+           for k, u, c, p, f in q('SELECT key, usage, cost, priced, from_rec FROM usage WHERE file=?')}
     if envs is None: envs = [Rec(orjson.loads(e)) for e, in q('SELECT env FROM msgs WHERE file=? ORDER BY line')]
     rows = []
     for n, (r, model, u) in enumerate(usage_msgs((None, r) for r in envs)):
         key, ub, ts = _key(r), orjson.dumps(u), r.get('timestamp')
         ts = ts if isinstance(ts, str) else None
-        cost, priced = old.get((key, ub), (None, 0))
-        if price and not priced: cost, priced = msg_cost(model, u), 1
+        cost, priced, from_rec = old.get((key, ub), (None, 0, 0))
+        if price and not priced:
+            (cost, src), priced = rec_cost(r, model, u), 1
+            from_rec = src == RECORDED
         rows.append((fid, n, key, ts, _minute(ts), msg_sess(r, sid), model,
-                     *usage_tokens(u).values(), cost, priced, ub))
+                     *usage_tokens(u).values(), cost, priced, ub, recorded_cost(r), from_rec))
     con.execute('DELETE FROM usage WHERE file=?', (fid,))
     _insert(con, 'INSERT INTO usage(file, n, key, ts, minute, sess, model, input, output, cache_write, cache_read, '
-                 'cost, priced, usage) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)', rows)
+                 'cost, priced, usage, recorded, from_rec) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)', rows)
     con.execute('UPDATE files SET messages=? WHERE id=?', (len(rows), fid))
 
 @patch
@@ -506,11 +512,14 @@ def price(self:ArchiveIndex,
          ) -> int:
     "Price the API messages not priced yet, with `msg_cost` (writes only the index); how many it priced"
     con, fids = self.con, None if fids is None else set(fids)
-    todo = [(i, m, u) for i, f, m, u in con.execute('SELECT id, file, model, usage FROM usage WHERE NOT priced')
+    todo = [(i, m, u, rc) for i, f, m, u, rc in con.execute('SELECT id, file, model, usage, recorded FROM usage '
+                                                           'WHERE NOT priced')
             if fids is None or f in fids]
     if todo:
-        costs = [(msg_cost(m, orjson.loads(u)), i) for i, m, u in todo]
-        with self.faults(), transaction(con): con.executemany('UPDATE usage SET cost=?, priced=1 WHERE id=?', costs)
+        costs = [(c, 0, i) if (c := msg_cost(m, orjson.loads(u))) is not None else (rc, rc is not None, i)
+                 for i, m, u, rc in todo]  # no price: the cost Claude Code recorded, if it did
+        with self.faults(), transaction(con):
+            con.executemany('UPDATE usage SET cost=?, from_rec=?, priced=1 WHERE id=?', costs)
     return len(todo)
 
 # %% ../nbs/14_archive.ipynb #8bbed4ac
@@ -721,6 +730,7 @@ def calls(self:ArchiveIndex,
           path:str=None, # only calls on this file: a full path or its end
           failed:bool=None, # only calls that failed
           command:re.Pattern=None, # only calls whose `command` matches this regex
+          tool_id:str=None, # only calls whose id starts with this
          ):
     "`(sess, agent id, calls)` for each transcript with calls passing the filters, joined with results; None: scan"
     where, args = ['1'], []
@@ -729,6 +739,7 @@ def calls(self:ArchiveIndex,
         tail = '/' + path.lstrip('/')
         where.append('(path = ? OR substr(path, -?) = ?)'); args += [path, len(tail), tail]
     if failed: where.append('failed')
+    if tool_id: where.append('substr(tool_id, 1, ?) = ?'); args += [len(tool_id), tool_id]
     if command is not None: rx = re.compile(command); where.append('matches(command)')
     def ask():
         if command is not None:
@@ -752,10 +763,11 @@ def usage_parts(self:ArchiveIndex,
                 until=None, # only messages up to this time
                 progress=None, # called as `progress(done, total)` while the index is updated
                ):
-    "`((timestamp, project, session, model, warmup), model, messages, usage, cost)`: sums of messages; None: scan"
+    "`((timestamp, project, session, model, warmup), model, messages, usage, cost, source)`: sums; None: scan"
     if (rows := self._answer(lambda: self._usage_rows(project, since, until, progress))) is None: return None
-    return (((ts, proj, sess, model, bool(warm)), model, n, dict(zip(USAGE_TOKENS.values(), toks)), cost)
-            for ts, proj, sess, model, warm, n, *toks, cost in rows)
+    return (((ts, proj, sess, model, bool(warm)), model, n, dict(zip(USAGE_TOKENS.values(), toks)), cost,
+             RECORDED if rec else LIST if cost is not None else UNKNOWN)
+            for ts, proj, sess, model, warm, rec, n, *toks, cost in rows)
 
 @patch
 def _usage_rows(self:ArchiveIndex, project, since, until, progress) -> list:
@@ -772,7 +784,8 @@ def _usage_rows(self:ArchiveIndex, project, since, until, progress) -> list:
     rows = con.execute(f'''WITH dup AS (SELECT key FROM usage GROUP BY key HAVING count(*) > 1),
       first AS (SELECT id FROM (SELECT u.id, row_number() OVER (PARTITION BY u.key ORDER BY s.seq, u.n) AS nth
                                 FROM dup JOIN usage u USING (key) JOIN sel s USING (file)) WHERE nth = 1)
-      SELECT minute, s.project, sess, model, s.warm, count(*), sum(input), sum(output), sum(cache_write),
+      SELECT minute, s.project, sess, model, s.warm, u.from_rec, count(*), sum(input), sum(output), sum(cache_write),
         sum(cache_read), sum(cost) FROM usage u NOT INDEXED JOIN sel s USING (file)
-      WHERE (u.key NOT IN dup OR u.id IN first) {win} GROUP BY minute, s.project, sess, model, s.warm''', args)
+      WHERE (u.key NOT IN dup OR u.id IN first) {win}
+      GROUP BY minute, s.project, sess, model, s.warm, u.from_rec''', args)
     return rows.fetchall()

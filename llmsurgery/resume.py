@@ -36,6 +36,16 @@ PROBE = 'llmsurgery resume check: reply OK.'
 
 class ResumeError(RuntimeError): "Claude Code could not resume a session; the message carries the CLI's own words"
 
+def _trimmed_as_sent(held, got):
+    "Messages `held`, with each tool result the CLI sent without its trailing whitespace (`got`) trimmed as it did"
+    if [len(m['content']) for m in held] != [len(m['content']) for m in got]: return held
+    def trim(h, g):
+        hc, gc = h.get('content'), g.get('content')
+        if h.get('type') == g.get('type') == 'tool_result' and isinstance(hc, str) and hc.rstrip() == gc:
+            return {**h, 'content': gc}
+        return h
+    return [{**m, 'content': [trim(h, g) for h, g in zip(m['content'], n['content'])]} for m, n in zip(held, got)]
+
 class Resumed:
     "What Claude Code `version` sent on resuming session `sid` (its first request, `req`), and the `thread` predicted"
     def __init__(self,
@@ -80,8 +90,9 @@ class Resumed:
 
     @property
     def as_written(self) -> bool:
-        "Did Claude Code send exactly the conversation the file holds, nothing added, dropped or changed?"
-        return sent_msgs(self.conv) == sent_msgs(self.written)
+        "Did Claude Code send exactly the conversation the file holds, nothing added, dropped or changed (to the byte)?"
+        got = sent_msgs(self.conv, exact=True)
+        return got == _trimmed_as_sent(sent_msgs(self.written, exact=True), got)
 
     def to_data(self) -> dict:
         "The verdict and the conversation, as JSON-ready data"
@@ -154,7 +165,9 @@ def fmt_resumed(r:Resumed, # a resume check's outcome
     out = [f'Claude Code {r.version} resumed {r.path} in {r.secs:.1f}s: {len(r.conv)} messages, {verdict}']
     got = sent_msgs(r.conv)
     for m in got: out += [f"{m['role']:9}  {_brief(b, mx)}" for b in m['content']]
-    if not r.as_written: out.append(_first_diff(got, sent_msgs(r.written), 'the file says'))
+    if not r.as_written:
+        got = sent_msgs(r.conv, exact=True)
+        out.append(_first_diff(got, _trimmed_as_sent(sent_msgs(r.written, exact=True), got), 'the file says'))
     if not r.as_predicted: out.append(_first_diff(got, sent_msgs(r.expected), 'llmsurgery predicted'))
     return '\n'.join(out)
 
@@ -193,9 +206,16 @@ def resume_changes(recs, # a session's records, in file order
     if thread.error:
         why = thread.error[len(f'Claude Code {v} '):]
         return L([_change('unreadable', True, [], f'Claude Code {v} {why}')])
-    if main and not thread.written:
-        why = ' (it needs a `timestamp` on every record)' if thread.rules.timestamps != 'optional' else ''
+    idless = [r for r in recs if r.get('type') in ('user', 'assistant') and 'uuid' not in r
+              and not r.get('isSidechain')]
+    if (main or idless) and not thread.written:
+        why = (' (it needs a `timestamp` on every record)' if main and thread.rules.timestamps != 'optional' else
+               ' (it reads no record without a `uuid`)' if not main else '')
         return L([_change('not_found', True, [], f'Claude Code {v} finds no conversation in this file{why}')])
+    if idless and (n := len(idless) - sum('uuid' not in r for r in thread.written)):
+        how = ('are not read, beside records with one' if main and thread.rules.no_uuid != 'one' else
+               'are read as one record, the last written: the others are not sent')
+        out.append(AttrDict(kind='no_uuid', lost=True, n=n, uuids=[], text=f'records without a `uuid` {how}'))
     on = {r.get('uuid') for r in thread}
     bad = [r['uuid'] for r in main if _malformed(r)]
     if bad:
@@ -204,7 +224,7 @@ def resume_changes(recs, # a session's records, in file order
     at_boundary = first is not None and first.get('subtype') == 'compact_boundary' and first in recs
     start = recs.index(first) if at_boundary else 0
     off = [r['uuid'] for r in main if r['uuid'] not in on and r['uuid'] not in bad]
-    before = {r['uuid'] for r in recs[:start]}
+    before = {r.get('uuid') for r in recs[:start]}  # bookkeeping rows have none
     if (cut := [u for u in off if u in before]):
         out.append(_change('compacted', False, cut, 'messages before the last compaction are sent as its summary'))
     if (gone := [u for u in off if u not in before]):
@@ -216,7 +236,7 @@ def resume_changes(recs, # a session's records, in file order
         if is_notification(r) and thread.rules.notify: continue
         for b in rec_blocks(r):
             if kept[k := rec_json(b, sort=True)] > 0: kept[k] -= 1
-            else: lost.get(b.get('type'), lost['other']).append(r['uuid'])
+            else: lost.get(b.get('type'), lost['other']).append(r.get('uuid'))
     resuming = thread.model or "the session's"
     texts = dict(thinking=f'thinking is dropped (written by another model than the one resuming, {resuming})',
                  tool_use='tool calls without a result anywhere are dropped',
@@ -229,13 +249,14 @@ def resume_changes(recs, # a session's records, in file order
         out.append(_change('synthetic', False, syn.attrgot('uuid'), 'Claude Code writes ' + turns + ' into the file'))
     marks = (NO_CONTENT, ORPHANED, '[Tool use interrupted]')
     def mended(r): return any(b.get('content') in (MISSING,) or b.get('text') in marks for b in rec_blocks(r))
-    if (fill := [r for r in sent if r.get('uuid') is None] + [r for r in sent if mended(r)]):
+    fill = [r for r in sent if r.get('isSynthetic') and r.get('uuid') is None] + [r for r in sent if mended(r)]
+    if fill:
         fixed = [r.get('uuid') for r in fill]
         out.append(_change('repaired', False, fixed, 'tool calls and results are paired up with placeholders'))
-    if (idless := [r['uuid'] for r in thread.written if r.get('type') == 'assistant' and not msg_id(r)]):
+    if (idless := [r.get('uuid') for r in thread.written if r.get('type') == 'assistant' and not msg_id(r)]):
         how = 'joined into one message each run' if thread.rules.merge_idless else 'sent as separate messages'
         out.append(_change('idless', False, idless, f'assistant records without `message.id` are {how}'))
-    if thread.rules.notify and (notes := [r['uuid'] for r in thread.written if is_notification(r)]):
+    if thread.rules.notify and (notes := [r.get('uuid') for r in thread.written if is_notification(r)]):
         out.append(_change('notification', False, notes,
                            'background task notifications are sent wrapped as not user input'))
     return out

@@ -63,15 +63,19 @@ class CliRules:
                  cont:str=None, # the `CONTINUE` prompt after a turn cut at 'results' or 'results+attachments'
                  timestamps:str='optional', # records without `timestamp`: 'optional', 'empty' (not found), 'crash'
                  local_command:bool=True, # a slash command's `local_command` system row is sent as a user message
+                 command_end:bool=True, # a conversation ending on a slash command's echo gets no reply added
+                 no_uuid:str='fallback', # records without `uuid`: 'one' (all one record, the last written),
+                                         # 'fallback' (so, when no conversation record has one), None (unread)
                 ): store_attr()
 
     def __repr__(self): return f'CliRules({self.version})'
 
 # %% ../nbs/05_thread.ipynb #9a11c004
 _OLD = dict(leaf='newest', bridge=False, gather=None, below=False, relink=False, progress='chain', merge_idless=True,
-            reorder=False, think_model=False, notify=None, pair=None, interrupt=False, local_command=False)
+            reorder=False, think_model=False, notify=None, pair=None, interrupt=False, local_command=False,
+            command_end=False, no_uuid='one')
 _MID = dict(gather='after', merge_idless=True, think_model=False, notify=None, pair='repair', interrupt=False,
-            timestamps='empty')
+            timestamps='empty', command_end=False, no_uuid=None)
 
 CLI_RULES = {r.version: r for r in [
     CliRules('2.0.50', **{**_OLD, 'progress': 'ignore'}, merge_across=False, orphan_thinking=False),
@@ -80,7 +84,7 @@ CLI_RULES = {r.version: r for r in [
     CliRules('2.1.112', leaf='last_row', below=False, reorder=False, cont='results+attachments', **_MID),
     CliRules('2.1.142', leaf='checkpoint', cont='results+attachments', **_MID),
     CliRules('2.1.211', leaf='checkpoint', cont='results+attachments',
-             **{**_MID, 'think_model': True, 'notify': 'preamble'}),
+             **{**_MID, 'think_model': True, 'notify': 'preamble', 'no_uuid': 'fallback'}),
     CliRules('2.1.332'),
 ]}
 
@@ -113,6 +117,7 @@ def check_cli(v:str, # a Claude Code version a person named
 # %% ../nbs/05_thread.ipynb #9a11c011
 _KINDS = {'user': 1, 'assistant': 2, 'attachment': 3, 'system': 4, 'progress': 5, 'last-prompt': 6}
 NOWHERE = '\0'  # where a link of the wrong type points: no record
+_NO_UUID = '\0no uuid'  # the key of records without a `uuid` (JavaScript's `undefined`), where a version reads them
 
 def _js_falsy(v): return v is None or v is False or v == '' or (type(v) in (int, float) and v == 0)
 
@@ -184,7 +189,9 @@ class _Chain:
             if t.__class__ is not str or (k := kind(t)) is None: continue
             if k <= 4:
                 u = r.get('uuid')
-                if u.__class__ is not str: continue
+                if u.__class__ is not str:
+                    if rules.no_uuid != 'one' or 'uuid' in r: continue
+                    u, r = _NO_UUID, Rec({**r, 'uuid': _NO_UUID})
                 if r.get('isSidechain'):
                     if not sidechain: continue
                 elif sidechain: continue
@@ -652,6 +659,38 @@ def _last_message(ms):
             elif not (r['type'] == 'user' and tool_results(r)): break
     return out[::-1]
 
+_COMMAND_ROWS = (('<command-name>', 'command'), ('<local-command-stdout>', 'output'),
+                 ('<local-command-stderr>', 'output'), ('<local-command-caveat>', 'caveat'))
+
+def _command_row(r):
+    "What part of a slash command's echo user row `r` is: 'caveat', 'command', 'output', 'typed' (`/...`), or None"
+    m = r.get('message')
+    if r.get('type') != 'user' or 'promptSource' in r or not isinstance(m, dict): return None
+    c = m.get('content')
+    texts = ([b.get('text') for b in c if isinstance(b, dict) and b.get('type') == 'text'] if isinstance(c, list)
+             else [c])
+    t = texts[-1] if texts else None
+    kind = next((k for tag, k in _COMMAND_ROWS if t.startswith(tag)), None) if isinstance(t, str) else None
+    if kind is not None and (kind != 'caveat' or r.get('isMeta') is True): return kind
+    last = c[-1] if isinstance(c, list) and c else None
+    typed = (c if isinstance(c, str) else last.get('text') if isinstance(last, dict) and last.get('type') == 'text'
+             else None)
+    return 'typed' if r.get('isMeta') is not True and isinstance(typed, str) and typed.strip().startswith('/') else None
+
+def _command_end(rows) -> bool:
+    "Do `rows` end on a slash command's echo: its output after the command, after the command's caveat?"
+    rows = [r for r in rows if r.get('type') not in ('system', 'progress', 'attachment')]
+    if not rows or _command_row(rows[-1]) is None: return False
+    seen, typed_at, meta = False, None, True
+    for r in reversed(rows):
+        k = _command_row(r)
+        if k == 'caveat': return typed_at is None or (_ms(r.get('timestamp')) or float('nan')) >= typed_at
+        if k is None or seen: break
+        seen = k in ('command', 'typed')
+        if k == 'typed': typed_at = _ms(r.get('timestamp')) or float('nan')
+        meta = meta and r.get('isMeta') is True
+    return meta
+
 def _end_turns(th, model, rules):
     "The records Claude Code writes before going on (error results, a prompt to continue, 'No response requested.')"
     i = len(th) - 1
@@ -663,24 +702,25 @@ def _end_turns(th, model, rules):
     opened = [(r, i) for r in _last_message(ms) for i in tool_use_ids(r) if i not in answered]
     if opened and rules.interrupt:
         res = [{'type': 'tool_result', 'content': INTERRUPTED, 'is_error': True, 'tool_use_id': i} for _, i in opened]
-        call = opened[-1][0]['uuid']
+        call = opened[-1][0].get('uuid')
         last = _synthetic_user('result', call, sid, res, toolUseResult=INTERRUPTED, sourceToolAssistantUUID=call)
         out.append(last)
     elif opened:  # older versions drop the calls, and what is left decides
-        gone = {r['uuid'] for r, _ in opened if all(x not in answered for x in tool_use_ids(r))}
-        ms = [r for r in ms if r['uuid'] not in gone]
+        gone = {r.get('uuid') for r, _ in opened if all(x not in answered for x in tool_use_ids(r))}
+        ms = [r for r in ms if r.get('uuid') not in gone]
         if not ms: return []
         last = ms[-1]
     if rules.cont:
         rest = [r for r in th if r['type'] not in ('system', 'progress')
-                and not (opened and not rules.interrupt and r['uuid'] in gone)]
+                and not (opened and not rules.interrupt and r.get('uuid') in gone)]
         e = rest[-1] if rest else None
         meta = e is not None and (e.get('isMeta') or e.get('isCompactSummary'))
         if e is not None and ((e['type'] == 'attachment' and 'attachments' in rules.cont) or
                               (e['type'] == 'user' and tool_results(e) and not meta)):
-            last = _synthetic_user('continue', e['uuid'], sid, CONTINUE, isMeta=True)
+            last = _synthetic_user('continue', e.get('uuid'), sid, CONTINUE, isMeta=True)
             out.append(last)
-    if last['type'] == 'user': out.append(_synthetic_reply(last['uuid'], sid))
+    if last['type'] == 'user' and not (rules.command_end and _command_end(th + out)):
+        out.append(_synthetic_reply(last.get('uuid'), sid))
     return out
 
 # %% ../nbs/05_thread.ipynb #15b7e3c1
@@ -706,6 +746,9 @@ def sess_thread(recs, # a session's records in file order (or a `Sess`)
     with no_gc():
         c = _chain(recs, rules)
         end = _pick(c, _ends(c, leaf))
+        if end is None and rules.no_uuid == 'fallback':  # no uuids at all: the records without one are one record
+            c = _chain(recs, CliRules(**{**rules.__dict__, 'no_uuid': 'one'}))
+            end = _pick(c, _ends(c, leaf))
         if end is None: return Thread([], rules=rules, model=model)
         path, visited = _walk(c, end)
         if rules.timestamps == 'crash' and any(_ms(c.rows[n].get('timestamp')) is None for n in path):
@@ -714,6 +757,7 @@ def sess_thread(recs, # a session's records in file order (or a `Sess`)
         if rules.gather: path = _gather(c, path, visited)
         if rules.below: path += _below(c, end, visited)
         items = [c.rows[n] for n in path]
+        items = [Rec({k: v for k, v in r.items() if k != 'uuid'}) if r['uuid'] == _NO_UUID else r for r in items]
     if leaf is None: items += _end_turns(items, model or _session_model(items), rules)
     return Thread(items, rules=rules, model=model or _session_model(items), end=end)
 
@@ -929,25 +973,28 @@ def _reminder_block(b):
     "Is block `b` a text that is a reminder Claude Code added?"
     return b.get('type') == 'text' and _is_reminder(b.get('text'))
 
-def _clean_block(b):
+def _clean_block(b, exact=False):
+    "Block `b` for comparing: texts without trailing whitespace (`exact`: a tool result's text kept), no cache markers"
     b = {k: v for k, v in b.items() if k != 'cache_control'}
-    if b.get('type') == 'text' and isinstance(b.get('text'), str): b['text'] = b['text'].rstrip()
+    def trim(s): return s if exact else s.rstrip()
+    if b.get('type') == 'text' and isinstance(t := b.get('text'), str): b['text'] = t.rstrip()
     if b.get('type') == 'tool_result':
         c = b.get('content')
         if isinstance(c, str):
             i = c.find('\n\n<system-reminder>')
-            b['content'] = (c[:i] if i >= 0 else c).rstrip()
+            b['content'] = trim(c[:i] if i >= 0 else c)
         elif isinstance(c, list):
             b['content'] = [_clean_block(o) for o in c if isinstance(o, dict) and not _reminder_block(o)]
     return b
 
 def sent_msgs(msgs, # Anthropic messages: sent by the CLI, or made by `api_msgs`
+              exact:bool=False, # keep tool results' trailing whitespace (the CLI sends them as written)
              ) -> list:
     "Anthropic `msgs` without `<system-reminder>` blocks, `cache_control` or trailing whitespace, for comparing"
     out = []
     for m in msgs:
         c = m['content']
-        bs = [_clean_block(b) for b in ([_text(c)] if isinstance(c, str) else c)
+        bs = [_clean_block(b, exact) for b in ([_text(c)] if isinstance(c, str) else c)
               if isinstance(b, dict) and not _reminder_block(b)]
         if not bs: continue
         if out and out[-1]['role'] == m['role'] == 'user': out[-1]['content'] += bs

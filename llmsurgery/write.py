@@ -14,7 +14,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/write.html.md"""
 __all__ = ['DEFAULT_MODEL', 'STALE_TMP', 'stable_uuid', 'canon', 'api_id', 'git_branch', 'est_toks', 'mk_rec', 'mk_tu', 'mk_tr',
            'tool_turn', 'msgs2recs', 'RecordError', 'check_recs', 'WriteError', 'check_inside', 'clean_tmp',
            'atomic_write', 'state_dir', 'note_written', 'is_own_write', 'write_own', 'save_sess', 'append_sess',
-           'open_tool_calls', 'strip_think', 'trunc_tools', 'reid_recs', 'fork_sess']
+           'open_tool_calls', 'strip_think', 'trunc_tools', 'reid_recs', 'title_recs', 'fork_sess']
 
 # %% ../nbs/07_write.ipynb #6016995f
 import os, re, math, stat, time, uuid, fcntl, shutil, string, hashlib, tempfile, warnings
@@ -669,21 +669,44 @@ def _not_copied(top):
         return out
     return ignore
 
-def _fork_recs(recs) -> L:
-    "The records a fork keeps: every record on the chain, and the last `last-prompt`"
+def _fork_recs(recs, upto=None) -> L:
+    "The records a fork keeps: every record on the chain (up to the one with uuid `upto`), and the last `last-prompt`"
+    if upto is not None:
+        k = first(i for i, r in enumerate(recs) if r.get('uuid') == upto and is_chain(r))
+        if k is None: raise ValueError(f'No record with uuid {upto} on the main chain of the session')
+        return L(r for r in recs[:k+1] if is_chain(r, sidechain=True))  # the last row is `upto`: resume ends there
     lp = first(r for r in reversed(recs) if r.get('type') == 'last-prompt')
     return L(r for r in recs if is_chain(r, sidechain=True) or r is lp)
+
+def _mark_fork(recs, sid) -> L:
+    "Copies of `recs` saying, as Claude Code's `/branch` does, that each record with a uuid comes from session `sid`"
+    return L({**r, 'forkedFrom': dict(sessionId=sid, messageUuid=r['uuid'])} if isinstance(r.get('uuid'), str) else r
+             for r in recs)
+
+def title_recs(title:str, # the session's new title
+               sid:str, # the session it names
+              ) -> list:
+    "The records Claude Code's `/rename` appends: a `custom-title` and an `agent-name`, both holding `title`"
+    if not isinstance(title, str): raise TypeError(f'A title is a string, not {type(title).__name__}')
+    if not (t := title.strip()): raise ValueError('A title must not be empty')
+    return [dict(type='custom-title', customTitle=t, sessionId=sid),
+            dict(type='agent-name', agentName=t, sessionId=sid)]
 
 def fork_sess(sid:str=None, # the session to fork, as `sess_file` names it (default: the current one)
               cwd=None, # the project directory for `.` and for ids
               mx:int=None, # cap tool inputs and results at this many characters (`trunc_tools`)
               think:bool=True, # keep thinking blocks (False: `strip_think`)
-              key:str=None # with a key, the same fork of the same session replaces itself
+              key:str=None, # with a key, the same fork of the same session replaces itself
+              upto:str=None, # the uuid of the last record to keep (default: keep the whole conversation)
+              title:str=None, # the fork's title, as `/rename` writes it (default: none)
              ) -> str:
     "Write a curated copy of session `sid`, subagents included, under a new id next to it; returns the new id"
     src = sess_file(sid, cwd)
     sid = src.stem
-    new = stable_uuid(canon(['fork', sid, key, mx, think])) if key is not None else str(uuid.uuid4())
+    extra = [upto, title] if upto is not None or title is not None else []  # the same ids as before without them
+    new = stable_uuid(canon(['fork', sid, key, mx, think, *extra])) if key is not None else str(uuid.uuid4())
+    recs = _fork_recs(load_recs(src), upto)  # refused before anything is written
+    names = title_recs(title, new) if title is not None else []
     dest, folder, out = check_inside(src.parent/f'{new}.jsonl'), src.parent/sid, src.parent/new
     def munge(recs):
         if not think: recs = strip_think(recs)
@@ -692,13 +715,15 @@ def fork_sess(sid:str=None, # the session to fork, as `sess_file` names it (defa
     try:
         if folder.is_dir():  # what else the CLI keeps beside the session, e.g. large tool outputs
             shutil.copytree(folder, out, ignore=_not_copied(folder), dirs_exist_ok=True)
-        for f in open_sess(src).agents.values():
+        kept = _dumps(recs)
+        for a, f in open_sess(src).agents.items():
+            if upto is not None and f'"agentId":"{a}"'.encode() not in kept: continue  # started after the cut
             if f.is_symlink(): skip_warn(f, 'a symlink, not copied into the fork'); continue
             d = out/'subagents'/f.name
             atomic_write(d, _dumps(_prep(munge(load_recs(f)), new)), replace=key is not None)
             if (meta := f.with_suffix('.meta.json')).is_file() and not meta.is_symlink():
                 atomic_write(d.with_suffix('.meta.json'), meta.read_bytes(), replace=True)
-        _write_sess(dest, munge(_fork_recs(load_recs(src))), replace=key is not None)
+        _write_sess(dest, _mark_fork(munge(recs), sid) + names, replace=key is not None)
     except BaseException:
         if made: shutil.rmtree(out, ignore_errors=True)  # a failed fork leaves nothing behind
         raise

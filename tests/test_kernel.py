@@ -64,7 +64,7 @@ def test_reprs_in_a_kernel():
     nb = run_nb(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS]))
     md = [[o['data'].get('text/markdown', '') for o in c.outputs if 'data' in o] for c in nb.cells]
     sessions, call, dlg, hits, stats, usage, shown = md[2:]
-    assert sessions[0].startswith('**Sessions**') and '| modified | size | sid | label |' in sessions[0]
+    assert sessions[0].startswith('**Sessions**') and '| ran | size | sid | label |' in sessions[0]
     assert call == ["**Bash** ls missing-dir **failed**\n\n```text\nExit code 2\n"
                     "ls: cannot access 'missing-dir': No such file or directory\n```"]
     assert '**Prompt:**\n\n```text\nTidy up notes.txt' in dlg[0] and 'output_type' not in dlg[0]

@@ -281,6 +281,45 @@ def test_slash_command_row_is_sent_as_a_prompt(tmp_path):
     check(tmp_path, [user(1, None, 'Q1'), asst(2, 1, 'A1'), cmd, user(4, 3, 'Q2'), asst(5, 4, 'A2')],
           ['Q1', 'A1', '<command-name>/cost</command-name>', 'Q2', 'A2'])
 
+CAVEAT = ('<local-command-caveat>The command below was run directly in Claude Code, not sent to you as a request, '
+          'and its output goes straight to the user.</local-command-caveat>')
+
+def command_echo(n, parent, name='/cost', out='Total cost: $0.00'):
+    "The three rows a slash command leaves: its caveat (meta), the command, and its output"
+    return [user(n, parent, CAVEAT, isMeta=True),
+            user(n + 1, n, f'<command-name>{name}</command-name>\n<command-message>{name[1:]}</command-message>'),
+            user(n + 2, n + 1, f'<local-command-stdout>{out}</local-command-stdout>')]
+
+def test_slash_command_echo_at_the_end_gets_no_reply(tmp_path):
+    echo = command_echo(3, 2)
+    check(tmp_path, [user(1, None, 'Q1'), asst(2, 1, 'A1'), *echo], ['Q1', 'A1', *texts(written_msgs(echo))])
+
+def compact_cut():
+    "The `compact` fixture as it stood right after its `/compact`, before the next prompt"
+    from llmsurgery.fixtures import fixture_sess, fixture_meta
+    s, run = fixture_sess('compact'), fixture_meta('compact').runs[-1]
+    return [json.loads(l) for l in s.path.read_bytes().splitlines()[:run['lines']]]
+
+def test_right_after_compact(tmp_path):
+    # the summary, the turn the compaction kept, the `/compact` rows: no "No response requested." after them
+    sent, ours = resumed(tmp_path, compact_cut())
+    assert sent == ours and [m['role'] for m in ours] == ['user', 'assistant', 'user']
+    assert texts(ours)[1] == 'It printed 42.' and texts(ours)[-1].startswith('<local-command-stdout>Compacted')
+
+def no_uuids(recs):
+    "`recs` without `uuid` and `parentUuid`, as some exports write them"
+    return [{k: v for k, v in r.items() if k not in ('uuid', 'parentUuid')} for r in recs]
+
+def test_a_file_without_uuids_sends_its_last_record(tmp_path):
+    # every record's key is `undefined`: they are one record, the last written, a root
+    check(tmp_path, no_uuids([user(1, None, 'Q1'), asst(2, 1, 'A1'), user(3, 2, 'Q2'), asst(4, 3, 'A2')]), ['A2'])
+    check(tmp_path, no_uuids([user(1, None, 'Q1'), asst(2, 1, 'A1'), user(3, 2, 'Q2')]),
+          ['Q2', 'No response requested.'])
+
+def test_records_without_uuid_beside_records_with_one_are_not_read(tmp_path):
+    check(tmp_path, [user(1, None, 'Q1'), asst(2, 1, 'A1')] + no_uuids([user(3, 2, 'Q2'), asst(4, 3, 'A2')]),
+          ['Q1', 'A1'])
+
 def test_records_of_the_wrong_shape(tmp_path):
     # a message that is a string drops its record (its child hangs off its parent); a list `type` is no record;
     # an object `parentUuid` names no record and is bridged
@@ -309,7 +348,11 @@ def old_cases():
         notification=[user(1, None, 'Q1'), asst(2, 1, 'Started.'),
                       user(3, 2, note, origin=dict(kind='task-notification')), asst(4, 3, 'Done.')],
         gap=[user(1, None, 'First'), asst(2, 1, 'One'), user(3, 99, 'Second'), asst(4, 3, 'Two')],
-        no_timestamps=stamp_less)
+        no_timestamps=stamp_less, command_echo=[user(1, None, 'Q1'), asst(2, 1, 'A1'), *command_echo(3, 2)],
+        compact_cut=compact_cut(),
+        no_uuids=no_uuids([user(1, None, 'Q1'), asst(2, 1, 'A1a', mid='m1'), asst(3, 2, 'A1b', mid='m1')]),
+        no_uuids_result=no_uuids([user(1, None, 'Q1'), asst(2, 1, [call('a')]), results(3, 2, 'a')]),
+        no_uuids_after=[user(1, None, 'Q1'), asst(2, 1, 'A1')] + no_uuids([user(3, 2, 'Q2'), asst(4, 3, 'A2')]))
 
 @pytest.mark.parametrize('cli', list(CLI_SOURCES))
 def test_older_cli_resumes_as_its_rules_say(tmp_path, cli):
