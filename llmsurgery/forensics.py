@@ -83,7 +83,8 @@ def sess_replies(s=None, # a session, as `open_sess` takes it
 class ToolCall(AttrDict):
     "A tool call joined with its result: `id`, `name`, `input`, `result` (text), `data` (`toolUseResult`), `failed`"
     def __repr__(self):
-        return f"ToolCall({self.name}: {tool_summary(self.input)[:60]!r} -> {'failed' if self.failed else 'ok'})"
+        ok = 'failed' if self.failed else 'ok'
+        return f"ToolCall({trunc(str(self.name), 200)}: {tool_summary(self.input)[:60]!r} -> {ok})"
 
 def fmt_call(c:ToolCall, # a tool call joined with its result
             ) -> str:
@@ -164,7 +165,7 @@ def _counts(calls):
 @patch
 def _repr_markdown_(self:ToolCall):
     "The call, whether it failed, and its result's text"
-    head = f"**{md_esc(self.name)}** {md_esc(trunc(tool_summary(self.input), 200, count=False))}"
+    head = f"**{md_esc(trunc(str(self.name), 200))}** {md_esc(trunc(tool_summary(self.input), 200, count=False))}"
     if self.failed: head += ' **failed**'
     if self.result is None: return head + ' (no result)'
     return f'{head}\n\n{md_code(trunc(self.result, 2000))}'
@@ -566,8 +567,9 @@ class SessStats(AttrDict):
                 ('tokens', f'{u.input:,} in, {u.output:,} out, {u.cache_write:,} cache write, '
                            f'{u.cache_read:,} cache read'),
                 ('cost', cost)]
-    def __repr__(self): return '\n'.join(f'{k:<12} {v}' for k, v in self.lines() if v not in (None, ''))
-    def _repr_markdown_(self): return '| | |\n|---|---|\n' + '\n'.join(f'| **{k}** | {md_esc(v)} |'
+    def __repr__(self):
+        return '\n'.join(f'{k:<12} {trunc(str(v), 400)}' for k, v in self.lines() if v not in (None, ''))
+    def _repr_markdown_(self): return '| | |\n|---|---|\n' + '\n'.join(f'| **{k}** | {md_esc(trunc(str(v), 400))} |'
                                                                      for k, v in self.lines() if v not in (None, ''))
 
 _LAST = ('gitBranch', 'version', 'customTitle', 'aiTitle')  # the dashboard shows the last of each

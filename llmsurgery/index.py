@@ -391,6 +391,15 @@ def _ints(con, sql, args=()): return con.execute(sql, args).fetchone()[0] or 0
 
 def _str(v): return v if isinstance(v, str) and v else None
 
+_LONE = re.compile('[\ud800-\udfff]')
+
+def _whole(o):
+    "`o` with each lone surrogate (a string cut mid-emoji) written as U+FFFD, as SQLite and orjson take only UTF-8"
+    if isinstance(o, str): return _LONE.sub('\ufffd', o)
+    if isinstance(o, dict): return {_whole(k): _whole(v) for k, v in o.items()}
+    if isinstance(o, list): return [_whole(v) for v in o]
+    return o
+
 def _key(r):
     "`msg_key(r)` as a string: one message, one string"
     k = msg_key(r)
@@ -420,6 +429,7 @@ def _index_lines(self:ArchiveIndex, buf, fid, start, envs=None) -> int:
         for lno, off, line in lines:
             lno, off = nlines + lno, start + off
             if (r := parse_rec(line)) is None: continue
+            if b'\\ud' in line or b'\\uD' in line: r = Rec(_whole(r))  # text cut mid-emoji
             t, n, ts = r.get('type'), len(line), _str(r.get('timestamp'))
             if ts: first_ts, last_ts = min(first_ts or ts, ts), max(last_ts or ts, ts)
             cwd, version = cwd or _str(r.get('cwd')), _str(r.get('version')) or version

@@ -45,14 +45,16 @@ def _agent_recs(s, a):
 def page_agents(s:Sess, # the session
                 red:Redactor=None, # redact their records with this first
                 mx:int=5000, # cut each string at this many characters
+                budget:int=200_000, # stop adding messages to a subagent's conversation once it is this long
                ) -> list:
     "`(Agent, HTML of its conversation)` for each subagent of session `s`"
     out = []
     for a in sess_agents(s):
         recs = _agent_recs(s, a)
         if red is not None: recs = _redact(red, recs)
-        head = f'<div class="lls-title">subagent {html_esc(a.type or "")}: {html_cut(a.description or "", 300)}</div>'
-        out.append((a, f'<div class="lls-side">{head}{html_recs(recs, mx, budget=1_000_000)}</div>'))
+        head = (f'<div class="lls-title">subagent {html_cut(a.type or "", 200)}: '
+                f'{html_cut(a.description or "", 300)}</div>')
+        out.append((a, f'<div class="lls-side">{head}{html_recs(recs, mx, budget)}</div>'))
     return out
 
 def _redact(red, recs):
@@ -69,6 +71,16 @@ body{margin:0;background:#f6f8fa}
 .lls .lls-foot{color:#6e7781;font-size:11px;margin-top:24px}
 '''
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+
+def _most(parts, budget):
+    "The HTML `parts` while they fit in `budget` characters (the first always), then a line saying how many did not"
+    out, size = [], 0
+    for i, h in enumerate(parts):
+        if out and size + len(h) > budget:
+            return ''.join(out) + f'<div class="lls-cut">… {len(parts) - i:,} more subagents not shown</div>'
+        out.append(h)
+        size += len(h)
+    return ''.join(out)
 
 def sess_page(s=None, # a session, as `open_sess` takes it
               cwd=None, # the project directory for `.` and for ids
@@ -96,7 +108,7 @@ def sess_page(s=None, # a session, as `open_sess` takes it
                   f'replaced by placeholders before this page was made: {len(red.findings):,} found'
                   + (f' ({html_esc(kinds)})' if kinds else '') + '.</div>')
     conv = html_recs(th, mx, budget, agents=inside)
-    rest = ('<h2>Other subagents</h2>' + ''.join(others)) if others else ''
+    rest = ('<h2>Other subagents</h2>' + _most(others, budget)) if others else ''
     when = datetime.now(timezone.utc).astimezone().strftime('%Y-%m-%d %H:%M %Z')
     body = (f'<h1>{html_cut(title, 300)}</h1>{banner}<table>{trs}</table>{stats_charts(st)}'
             f'<h2>Conversation, as <code>claude --resume</code> rebuilds it</h2>{conv}{rest}'

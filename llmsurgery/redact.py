@@ -188,18 +188,33 @@ def _qv(m):
             return v, (_unescape(_unescape(v)) if g == 'e' else _unescape(v) if g == 'd' else v), True
     return d.get('u'), d.get('u'), False
 
+def _in_placeholder(s, i):
+    "Is offset `i` of `s` inside one of our placeholders (`[REDACTED:assigned_secret:…]` names a secret's kind)?"
+    j = s.rfind('[REDACTED:', max(0, i - 80), i)
+    return j >= 0 and s.find(']', j) > i
+
 class ValueRule(SecretRule):
     "A rule whose regex captures a name `n` (optional) and a value in `_QV`'s groups, checked by `ok(n, value, quoted)`"
     def __init__(self, kind, rx, anchor, ok, name=None, env_kind=None, **kw):
         super().__init__(kind, rx, anchor, **kw)
         store_attr('ok,name,env_kind')
+        self._inner = None
     def found(self, s):
-        for m in self.rx.finditer(s):
+        p, resumed = 0, 0
+        while (m := self.rx.search(s, p)) is not None:
+            p = m.end()
             raw, v, quoted = _qv(m)
+            g = next((g for g in 'edstu' if m.groupdict().get(g) is not None), None)
             if raw is None or not v or is_filler(v): continue
             n = m['n'] if 'n' in self.rx.groupindex else self.name
-            if not self.ok(n, v, quoted): continue
-            g = next(g for g in 'edstu' if m.groupdict().get(g) is not None)
+            if not self.ok(n, v, quoted):  # `env: TOKEN=…`, `cmd = "PASSWORD=… ./run"`: look again inside the value
+                if self._inner is None: self._inner = re.compile(_in_text(self.anchor))
+                if g and ('=' in raw or ':' in raw) and resumed < 1000 \
+                   and (a := self._inner.search(s, m.start(g), m.end(g))) \
+                   and not _in_placeholder(s, a.start()):
+                    p, resumed = a.start(), resumed + 1
+                    while p > m.start(g) and (s[p - 1].isalnum() or s[p - 1] in '_.$@-'): p -= 1  # the name's start
+                continue
             yield m.start(g), m.end(g), v, ((raw,) if raw != v else ())
 
 _NAME = r'[A-Za-z_$@][A-Za-z0-9_.$@-]{0,80}'
@@ -271,6 +286,9 @@ _KW_ANCHOR = (rf'(?i:(?:pass|pwd|secret|key|credential|creds|dsn|pat|cookie|bear
               rf'|token(?:[A-RT-Za-rt-z0-9_.$@-]{_NC}|s_{_NC})?)(?:\\"|\'|`)?\]?[ \t]*(?::|=)')
 _FIELD_ANCHOR = (r'(?i:pass|pwd|secret|token|key|auth|credential|creds|dsn|cookie|bearer|jwt)[A-Za-z0-9_.$@-]{0,40}'
                  r'":"')  # a record's own field with a secret's name
+# a list holding a name, then its value: `["SESSION_SECRET","…"]` (an env list), `["--password","…"]` (argv)
+_PAIR_ANCHOR = (r'"(?:--?[A-Za-z0-9-]*(?i:pass|pwd|secret|token|key|auth|credential)[A-Za-z0-9-]*'
+                r'|[A-Z0-9_]*(?:PASS|PWD|SECRET|TOKEN|KEY|AUTH|CREDENTIAL)[A-Z0-9_]*)", ?"')
 _LF = r'(?:\s|\\[nrt])'  # whitespace, also as JSON escapes
 
 # Token formats. Where detect-secrets has no plugin for a provider, the format is from the gitleaks rule set
@@ -386,8 +404,19 @@ _PROSE = (rf'(?i)\b{_PROSE_WORD}\b[^\n.;!?"]{{0,40}}?(?:\bis\b|\bwas\b|\bare\b|\
           rf'[ \t]*(?:"(?P<d>[^"\s]{{6,200}})"|\'(?P<s>[^\'\s]{{6,200}})\'|`(?P<t>[^`\s]{{6,200}})`'
           rf'|(?P<u>[^\s"\'`]{{5,199}}[^\s"\'`.,;:!?)\]}}]))')
 
+def _b64_key(m):
+    "Does base64 match `m` decode to a private key? (kubeconfig's `client-key-data`, a secret's `tls.key`)"
+    s = re.sub(r'\\[rn]', '', m.group())[:400]
+    try: return b'PRIVATE KEY' in base64.b64decode(s[:len(s) // 4 * 4])
+    except (binascii.Error, ValueError): return False
+
+# a value in a URL's query (`?token=…&api_key=…`): the assignment rule cannot see it, having read the URL as a value
+_QUERY = r'''[?&;](?P<n>[A-Za-z_][\w.-]{0,60})=(?P<u>[^&#\s"'<>\\]{4,2000})'''
+
 RULES = [
     PemRule(),
+    SecretRule('private_key', r'(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi(?:[A-Za-z0-9+/=]|\\[rn]){40,}', 'LS0tLS1CRUdJTi',
+               check=_b64_key),  # a PEM private key in base64
     SecretRule('private_key', rf'(?<![A-Za-z0-9+/])(?:b3BlbnNzaC1rZXktdjE|MII[A-Za-z0-9+/]{{1,4}}IBA(?:AK|DAN)'
                r'|MHcCAQEE)[A-Za-z0-9+/=]{8,}'),
     *_ds('openai_key', OpenAIDetector),
@@ -444,6 +473,7 @@ RULES = [
               r"""'(?P<s>[^']{4,500})')""", r'(?i:add\s+key=)', lambda n, v, q: named_value(n, v, True)),
     ValueRule('env_secret', _ENV.pattern, _KW_ANCHOR, _env_ok),
     ValueRule('assigned_secret', _ASSIGN, _KW_ANCHOR, _assign_ok),
+    ValueRule('url_secret', _QUERY, _KW_ANCHOR, lambda n, v, q: named_value(n, v, True)),
     ValueRule('prose_secret', _PROSE, rf'(?i:{_PROSE_WORD})[^\n.;!?"\\]{{0,40}}(?:is|was|are|be|to|as|:|=|->|→)[ \t]',
               _prose_ok, name='password'),
 ]
@@ -538,6 +568,12 @@ def placeholder(kind:str, # the secret's kind, e.g. `github_token`
 # %% ../nbs/13_redact.ipynb #fd8c470f
 class _Num(str):
     "A JSON number as written (`1e400`, which no float holds), kept byte for byte"
+
+def _pair_secrets(o:list):
+    "Values that follow their name in list `o`: `['API_TOKEN', value]` (an env list), `['--password', value]` (argv)"
+    for n, v in zip(o, o[1:]):
+        if not (isinstance(n, str) and isinstance(v, str)) or v[:1] == '-': continue
+        if re.fullmatch(r'-{0,2}[A-Za-z_][\w.-]{0,80}', n) and named_value(n.lstrip('-'), v, True): yield v
 
 def _skip(d, k):
     "Is `d[k]` provably not text a person wrote: a thinking block's signature, base64 of an image or PDF?"
@@ -639,6 +675,7 @@ class Redactor:
                 if isinstance(v, str) and isinstance(k, str) and named_value(k, v, True): self.add('assigned_secret', v)
                 self.learn(_b64_decoded(v) if _b64_text(o, k) else v)
         elif isinstance(o, list):
+            for v in _pair_secrets(o): self.add('assigned_secret', v)
             for v in o: self.learn(v)
 
     def text(self, s:str, where=None) -> str:
@@ -692,6 +729,7 @@ def data(self:Redactor, o, # a JSON-like value: dict, list, str, number
                 out[k] = self.data(v, where, p)
         return out
     if isinstance(o, list):
+        for v in _pair_secrets(o): self.add('assigned_secret', v)
         out = []
         for i, v in enumerate(o):
             p = f'{path}[{i}]'
@@ -842,7 +880,9 @@ def _split(buf):
 _RAW_ODD = _re2(rb'\\(?:/|u00[2-7][0-9a-fA-F]|u[dD][89abAB][0-9a-fA-F]{2})')
 _RAW_FIELD = _re2(_loose(_FIELD_ANCHOR).encode())
 
-_RAW_ALL = _re2(b'|'.join([_RAW_ANCHORS.pattern, _RAW_ODD.pattern, _RAW_FIELD.pattern]))  # one pass over the bytes
+_RAW_PAIR = _re2(_loose(_PAIR_ANCHOR).encode())
+_RAW_ALL = _re2(b'|'.join([_RAW_ANCHORS.pattern, _RAW_ODD.pattern, _RAW_FIELD.pattern,
+                            _RAW_PAIR.pattern]))  # one pass over the bytes
 
 @patch
 def _lines(self:Redactor, buf, suspects=True):

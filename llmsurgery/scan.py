@@ -56,7 +56,7 @@ def _plain(c, icase=False):
     return ' ' <= c <= '~' and c not in _SPECIAL
 
 def _uescape(c):
-    units = c.encode('utf-16-be')
+    units = c.encode('utf-16-be', 'surrogatepass')  # a lone surrogate (text cut mid-emoji) as JSON escapes it
     return ''.join(r'\\u' + ''.join(f'[{h}{h.upper()}]' if h.isalpha() else h for h in units[i:i+2].hex())
                    for i in range(0, len(units), 2))
 
@@ -65,7 +65,8 @@ def _encodings(c) -> list:
     if _plain(c): return [re.escape(c)]
     alts = [_uescape(c)]
     if c in _SHORT: alts.append(re.escape(_SHORT[c]))
-    if c >= ' ' and c not in '"\\': alts.append(re.escape(c))
+    if c >= ' ' and c not in '"\\' and not '\ud800' <= c <= '\udfff':  # UTF-8 holds no lone surrogate
+        alts.append(re.escape(c))
     if c == '/': alts.append(r'\\/')
     return alts
 
@@ -229,7 +230,7 @@ class Needle:
                 ):
         self.text, self.icase = text, icase
         self.rx, self.anchor = json_re(text, icase), _anchor(text, icase)
-        self.exact = not icase and self.anchor == text.encode()
+        self.exact = not icase and self.anchor == text.encode('utf-8', 'surrogatepass')
     def __repr__(self): return f'Needle({self.text!r}, icase={self.icase})'
 
     @classmethod

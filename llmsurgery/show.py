@@ -153,11 +153,12 @@ def tool_summary(inp, # a tool call's `input`
 def _call_txt(b, mx):
     inp = b.get('input')
     main = tool_summary(inp) if isinstance(inp, dict) and any(isinstance(inp.get(k), str) for k in _MAIN_ARG) else None
-    if main is None: return f"→ {b.get('name')}: {trunc(tool_summary(inp), mx)}"
+    name = trunc(str(b.get('name')), mx)
+    if main is None: return f"→ {name}: {trunc(tool_summary(inp), mx)}"
     key = first(k for k in _MAIN_ARG if isinstance(inp.get(k), str))
     rest = {k: v for k, v in inp.items() if k not in (key, 'description')}
     more = ' ' + trunc(json.dumps(rest, ensure_ascii=False, default=str), mx) if rest else ''
-    return f"→ {b.get('name')}: {trunc(main, mx)}{more}"
+    return f"→ {name}: {trunc(main, mx)}{more}"
 
 def _body(r, mx):
     "The text shown for record `r`"
@@ -172,13 +173,14 @@ def _body(r, mx):
     return '\n'.join(out)
 
 # %% ../nbs/03_show.ipynb #5b0e1c15
-def _header(r, i, names):
-    role = rec_role(r)
-    if role == 'system' and isinstance(r.get('subtype'), str): role += ':' + r['subtype']
-    if r.get('isSidechain') and isinstance(r.get('agentId'), str): role += f" ({r['agentId']})"
+def _header(r, i, names, mx=None):
+    "The line over a message: who speaks (a system record's subtype, a subagent's id), with which model or tools, when"
+    role = trunc(rec_role(r), mx)
+    if role == 'system' and isinstance(r.get('subtype'), str): role += ':' + trunc(r['subtype'], mx)
+    if r.get('isSidechain') and isinstance(r.get('agentId'), str): role += f" ({trunc(r['agentId'], mx)})"
     hdr = [role if i is None else f'[{i}] {role}']
-    if rec_role(r) == 'assistant': hdr.append(m if isinstance(m := msg_of(r).get('model'), str) else '')
-    if rec_role(r) == 'tool': hdr.append(', '.join(str(names.get(t) or '?') for t in tool_result_ids(r)))
+    if rec_role(r) == 'assistant': hdr.append(trunc(m, mx) if isinstance(m := msg_of(r).get('model'), str) else '')
+    if rec_role(r) == 'tool': hdr.append(', '.join(trunc(str(names.get(t) or '?'), mx) for t in tool_result_ids(r)))
     hdr.append(fmt_ts(r.get('timestamp')))
     return '--- ' + ' · '.join(filter(None, hdr)) + ' ---'
 
@@ -200,7 +202,7 @@ def fmt_lines(recs, # the records to show, in order
         key = msg_id(r) or r.get('uuid') or id(r)
         if key != prev:
             if any_out: yield ''
-            yield visible(_header(r, None if start is None else i, names))
+            yield visible(_header(r, None if start is None else i, names, mx))
         prev, any_out = key, True
         yield visible(_body(r, mx))
 

@@ -1085,7 +1085,8 @@ def head(self:Thread) -> str:
          ('tool call', 'tool calls'): sum(len(tool_uses(r)) for r in self),
          ('added on resuming',)*2: len(self.synthetic)}
     what = ', '.join(f'{v:,} {k[v != 1]}' for k, v in n.items() if v)
-    who = ' and '.join(filter(None, [f'Claude Code {self.rules.version}' if self.rules else '', self.model]))
+    model = trunc(self.model or '', 200)  # a model's name is short, unless a transcript says otherwise
+    who = ' and '.join(filter(None, [f'Claude Code {self.rules.version}' if self.rules else '', model]))
     return (f'Thread of {len(self):,} records' + (f' ({what})' if what else '') + (f', resumed by {who}' if who else '')
             + (f': {self.error}' if self.error else ''))
 

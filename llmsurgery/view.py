@@ -172,6 +172,8 @@ def html_img(b, # an `image` content block
     return f'<img class="lls-img" alt="image" src="data:{mt};base64,{data}">'
 
 # %% ../nbs/03a_view.ipynb #b3f212fd
+_NAME = 200  # a tool's name, an id, a model: short in every real session, cut at this many characters if not
+
 def _is_shown(r, showall, attachments):
     if showall: return True
     return is_chain(r, sidechain=True) and (attachments or r.get('type') != 'attachment')
@@ -183,15 +185,16 @@ def html_call(name, # the tool
               mx:int=2000, # cut each string at this many characters
               sub:str=None, # HTML to show inside the call: the conversation of the subagent it started
               open:bool=False, # show it unfolded
+              room:int=None, # show the result's parts while they fit in this many characters (default: `20*mx`)
              ) -> str:
     "A tool call folded in a `<details>`: the tool and its main argument, then its whole input and its result"
     note = (' <span class="lls-fail">failed</span>' if failed else
             ' <span class="lls-note">(no result)</span>' if result is None else '')
-    head = (f'<b>{html_esc(name if isinstance(name, str) else "?")}</b> <code>{html_cut(tool_summary(inp), 160)}</code>'
-            + note)
+    head = (f'<b>{html_cut(name if isinstance(name, str) else "?", _NAME)}</b> '
+            f'<code>{html_cut(tool_summary(inp), 160)}</code>{note}')
     js = inp if isinstance(inp, str) else json.dumps(inp, indent=1, ensure_ascii=False, default=str)
     body = f'<div class="lls-lbl">input</div><pre>{html_cut(js, mx)}</pre>'
-    if result is not None: body += '<div class="lls-lbl">result</div>' + _result_html(result, mx)
+    if result is not None: body += '<div class="lls-lbl">result</div>' + _result_html(result, mx, room)
     if sub: body += f'<div class="lls-lbl">subagent</div>{sub}'
     cls = 'lls-call lls-bad' if failed else 'lls-call'
     return f'<details class="{cls}"{" open" if open else ""}><summary>{head}</summary>{body}</details>'
@@ -201,11 +204,25 @@ def _call_html(b, res, agents, mx):
     return html_call(b.get('name'), b.get('input'), None if res is None else res[0].get('content') or '',
                      res is not None and is_failure(*res), mx, (agents or {}).get(b.get('id')))
 
-def _result_html(c, mx):
-    parts = c if isinstance(c, list) else [c]
-    out = [html_img(p) if isinstance(p, dict) and p.get('type') == 'image' else
-           f'<pre>{html_cut(result_txt(p if isinstance(p, str) or p is None else [p]), mx)}</pre>' for p in parts]
+def _part_html(p, mx):
+    if isinstance(p, dict) and p.get('type') == 'image': return html_img(p)
+    return f'<pre>{html_cut(result_txt(p if isinstance(p, str) or p is None else [p]), mx)}</pre>'
+
+def _fit(items, show, room, what):
+    "`show(item)` for `items` while their HTML fits in `room` characters (the first always), then a note of the rest"
+    out, size = [], 0
+    for i, o in enumerate(items):
+        h = show(o)
+        if out and size + len(h) > room:
+            out.append(f'<div class="lls-cut">… {len(items) - i:,} more {what} not shown</div>')
+            break
+        out.append(h)
+        size += len(h)
     return ''.join(out)
+
+def _result_html(c, mx, room=None):
+    parts = c if isinstance(c, list) else [c]
+    return _fit(parts, lambda p: _part_html(p, mx), room or 20 * (mx or 5000), 'parts of the result')
 
 def _block_html(b, r, results, shown_calls, agents, mx):
     if not isinstance(b, dict): return f'<div class="lls-txt">{html_cut(block_txt(b), mx)}</div>'
@@ -221,21 +238,24 @@ def _block_html(b, r, results, shown_calls, agents, mx):
         if b.get('tool_use_id') in shown_calls: return ''
         bad = is_failure(b, r.get('toolUseResult'))
         return ((f'<div class="lls-fail">failed</div>' if bad else '') + '<div class="lls-lbl">result of '
-                f'{html_esc(b.get("tool_use_id"))}</div>' + _result_html(b.get('content'), mx))
+                f'{html_cut(b.get("tool_use_id"), _NAME)}</div>' + _result_html(b.get('content'), mx))
     if t == 'image': return html_img(b)
     return f'<div class="lls-note">{html_cut(block_txt(b), mx)}</div>'
 
 # %% ../nbs/03a_view.ipynb #99c06e9a
 def _head_html(r, names):
     role = rec_role(r)
-    hdr = [f'<b>{html_esc(role)}</b>' + (f':{html_esc(r["subtype"])}' if role == 'system' and
+    hdr = [f'<b>{html_cut(role, _NAME)}</b>' + (f':{html_cut(r["subtype"], _NAME)}' if role == 'system' and
                                           isinstance(r.get('subtype'), str) else '')]
-    if r.get('isSidechain') and isinstance(r.get('agentId'), str): hdr.append(f'agent {html_esc(r["agentId"])}')
-    if role == 'assistant' and isinstance(m := msg_of(r).get('model'), str): hdr.append(html_esc(m))
-    if role == 'tool': hdr.append(html_esc(', '.join(str(names.get(t) or '?') for t in tool_result_ids(r))))
+    if r.get('isSidechain') and isinstance(a := r.get('agentId'), str): hdr.append(f'agent {html_cut(a, _NAME)}')
+    if role == 'assistant' and isinstance(m := msg_of(r).get('model'), str): hdr.append(html_cut(m, _NAME))
+    if role == 'tool':
+        hdr.append(html_cut(', '.join(trunc(str(names.get(t) or '?'), _NAME) for t in tool_result_ids(r)), 3 * _NAME))
     if t := fmt_ts(r.get('timestamp')): hdr.append(html_esc(t))
     if r.get('isSynthetic'): hdr.append('added by Claude Code on resuming')
     return '<div class="lls-hdr">' + ' · '.join(hdr) + '</div>'
+
+_WHOLE = object()  # stands for the content of a record whose content is not a list of blocks
 
 def html_recs(recs, # the records to show, in order
               mx:int=2000, # cut each string at this many characters (None: never)
@@ -264,12 +284,14 @@ def html_recs(recs, # the records to show, in order
     out, size = [], 0
     for n, group in enumerate(msgs):
         r0 = group[0]
-        body = ''.join(_block_html(b, r, results, calls, agents, mx) if isinstance(msg_content(r), list) else
-                       f'<div class="lls-txt">{html_cut(rec_txt(r) or "[" + str(r.get("type")) + "]", mx)}</div>'
-                       for r in group for b in (msg_content(r) if isinstance(msg_content(r), list) else [None]))
+        blocks = [(b, r) for r in group for b in (msg_content(r) if isinstance(msg_content(r), list) else [_WHOLE])]
+        body = _fit(blocks, lambda o: _block_html(o[0], o[1], results, calls, agents, mx) if o[0] is not _WHOLE else
+                    f'<div class="lls-txt">{html_cut(rec_txt(o[1]) or "[" + str(o[1].get("type")) + "]", mx)}</div>',
+                    budget // 4, 'blocks of this message')  # so that one message cannot leave out all that follow
         if not body: continue
         side = ' lls-side' if r0.get('isSidechain') else ''
-        box = f'<div class="lls-msg lls-{html_esc(rec_role(r0))}{side}">{_head_html(r0, names)}{body}</div>'
+        cls = html_esc(trunc(rec_role(r0), _NAME, count=False))
+        box = f'<div class="lls-msg lls-{cls}{side}">{_head_html(r0, names)}{body}</div>'
         if size + len(box) > budget and out:
             left = len(msgs) - n
             out.append(f'<div class="lls-cut">… {left:,} more messages not shown ({sum(map(len, msgs[n:])):,} '

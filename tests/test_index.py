@@ -70,3 +70,29 @@ def test_usage_rows_however_counted(archive, tmp_path):
     for (fid,) in later.con.execute('SELECT id FROM files').fetchall(): later._count_usage(fid)  # read from `msgs`
     later.con.execute('COMMIT')
     assert rows(now) == rows(later)
+
+def test_lone_surrogates_are_indexed(tmp_path, monkeypatch):
+    "Text cut mid-emoji (a lone surrogate escape, which Claude Code writes) in a prompt, a command and a result"
+    for k, d in dict(CLAUDE_CONFIG_DIR='cfg', XDG_CACHE_HOME='cache', XDG_STATE_HOME='state').items():
+        monkeypatch.setenv(k, str(tmp_path/d))
+    sid, cut = '5e550000-0000-4000-8000-000000000001', 'cut \\ud83d here'
+    lines = [f'{{"type":"user","uuid":"a","parentUuid":null,"sessionId":"{sid}","timestamp":"2026-11-30T10:00:00Z",'
+             f'"message":{{"role":"user","content":"prompt {cut}"}}}}',
+             f'{{"type":"assistant","uuid":"b","parentUuid":"a","sessionId":"{sid}","timestamp":"2026-11-30T10:00:01Z",'
+             f'"message":{{"role":"assistant","id":"m1","model":"claude-sonnet-4-6","content":[{{"type":"tool_use",'
+             f'"id":"t1","name":"Bash","input":{{"command":"echo {cut}"}}}}],"usage":{{"input_tokens":3,'
+             f'"output_tokens":2}}}}}}',
+             f'{{"type":"user","uuid":"c","parentUuid":"b","sessionId":"{sid}","timestamp":"2026-11-30T10:00:02Z",'
+             f'"message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t1","content":"{cut}",'
+             f'"is_error":true}}]}}}}']
+    d = tmp_path/'cfg'/'projects'/'-tmp-cut'
+    d.mkdir(parents=True)
+    (d/f'{sid}.jsonl').write_text('\n'.join(lines) + '\n')
+    ix = ArchiveIndex()
+    ix.update()
+    for f, *args in [(find_sess, 'cut'), (find_sess, 'here'), (find_commands, 'echo'), (find_errors,),
+                     (find_usage, 'day')]:
+        got, want = ask(ix, f, *args)
+        assert got == want and want, (f.__name__, got, want)
+    (d/f'{sid}.jsonl').write_text('\n'.join(lines).replace('"t1"', f'"t1 {cut}"') + '\n')  # an id too, however odd
+    assert len(find_commands('echo')) == 1 and len(find_errors()) == 1  # the scan's needles hold the id

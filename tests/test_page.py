@@ -245,3 +245,62 @@ def test_a_large_session_has_bounded_reprs(tmp_path, monkeypatch):
         for mime, text in reprs(o).items():
             assert len(text) < (LIMIT if mime == 'text/html' else 60_000), (k, mime, len(text))
     assert len(sess_page(sid)) < 2_500_000
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Attacks on the page's size: fields that are short in every real session made huge, and many subagents
+
+def _chain(sid, msgs):
+    "Records of `(role, content, extra)` triples, chained, for session `sid`"
+    recs, parent = [], None
+    for i, (role, content, extra) in enumerate(msgs):
+        m = dict(role=role, content=content)
+        if role == 'assistant': m.update(id=extra.pop('mid', f'msg_{i}'), model=extra.pop('model', 'claude-x'))
+        recs.append(dict(parentUuid=parent, isSidechain=False, type=role, message=m, uuid=f'{sid[:8]}-u{i}',
+                         sessionId=sid, timestamp='2026-11-30T11:26:41.391Z', cwd='/tmp/hx', **extra))
+        parent = recs[-1]['uuid']
+    return recs
+
+def _save(arc, sid, recs, name=None):
+    d = arc/'-tmp-hx'/(f'{sid}/subagents' if name else '')
+    d.mkdir(parents=True, exist_ok=True)
+    (d/(name or f'{sid}.jsonl')).write_text(''.join(json.dumps(r) + '\n' for r in recs))
+
+def test_huge_names_ids_and_models_are_cut(arc):
+    "A tool name, tool id, model, subtype or agent id of megabytes is shown cut, in the page and every HTML repr"
+    sid, big = '22222222-2222-3333-4444-555555555555', 2_000_000
+    recs = _chain(sid, [('user', 'start', {}),
+                        ('assistant', [dict(type='tool_use', id='t1', name='N' * big, input={})],
+                         dict(model='M' * big)),
+                        ('user', [dict(type='tool_result', tool_use_id='t1', content='r')], {}),
+                        ('user', [dict(type='tool_result', tool_use_id='J' * big, content='r')], {})])
+    recs.append(dict(type='system', subtype='S' * big, content='c', uuid='s1', parentUuid=recs[-1]['uuid'],
+                     sessionId=sid, timestamp='2026-11-30T11:26:42.391Z', isSidechain=True, agentId='A' * big))
+    _save(arc, sid, recs)
+    s = open_sess(sid)
+    assert len(sess_page(s)) < 200_000
+    for o in (sess_thread(s), Thread(s.recs), sess_tools(s)[0], sess_stats(s)):
+        for mime, text in reprs(o).items(): assert len(text) < 100_000, (type(o).__name__, mime, len(text))
+
+def test_many_blocks_or_subagents_keep_the_page_bounded(arc):
+    "A message of many blocks, a result of many parts, 30 subagents no call started: the page stays bounded"
+    sid = '33333333-2222-3333-4444-555555555555'
+    recs = _chain(sid, [('user', 'start', {}),
+                        ('assistant', [dict(type='text', text='z' * 100)] * 50_000, {}),
+                        ('assistant', [dict(type='tool_use', id='t1', name='Bash', input={})], {}),
+                        ('user', [dict(type='tool_result', tool_use_id='t1', content=[dict(type='text', text='y')]
+                                       * 100_000)], {}),
+                        ('user', 'the end of the session', {})])
+    _save(arc, sid, recs)
+    for a in range(30):
+        sub = _chain(sid, [('user' if i % 2 == 0 else 'assistant', [dict(type='text', text='s' * 3000)], {})
+                           for i in range(400)])
+        for r in sub: r.update(isSidechain=True, agentId=f'a{a:05d}', uuid=f'{a}-{r["uuid"]}',
+                               parentUuid=r['parentUuid'] and f'{a}-{r["parentUuid"]}')
+        _save(arc, sid, sub, f'agent-a{a:05d}.jsonl')
+    page = sess_page(sid)
+    assert len(page) < 3_000_000, len(page)
+    assert 'the end of the session' in page  # one long message does not hide the rest of the conversation
+    assert 'more subagents not shown' in page and 'more blocks of this message not shown' in page
+    assert 'more parts of the result not shown' in page
+    h = sess_thread(open_sess(sid))._repr_html_()
+    assert len(h) < LIMIT and 'the end of the session' in h

@@ -269,3 +269,50 @@ def test_a_redacted_copy_resumes_with_the_real_cli(env, planted):
     _, _, p = copy_of(env, 'bash')
     r = resume_check(path=p)
     assert r.as_written, r
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Secrets as people leak them, found by attacking the rules (each failed before its fix)
+
+B64KEY = ('LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBeDdRbWhSbjBkVXd0SmFHUXJ5V2Y4VnBO'
+          'Z0tqM3pMaTZ2cU1uUjlzQ3R4WWtMMmJIYUZ1UjRuT2VaUTNwVjhtSzBkSmNYd1R5N3FMM2dBOWZOc0I1dlI2aEN6bU8KLS0tLS1F'
+          'TkQgUlNBIFBSSVZBVEUgS0VZLS0tLS0K')
+TOK = 'q3h8d0k2m5n7p9r1s4t6v8w0x2y4z6a8'
+LEAKS = {  # name: (the secret, a tool call's input, its result)
+    'url_query_after_scheme': (TOK, {'command': 'curl'}, f'curl -s "https://api.example.com/v1/items?token={TOK}&p=2"'),
+    'url_in_tool_input': (TOK, {'url': f'https://graph.example.com/me?access_token={TOK}'}, 'ok'),
+    'env_pair_in_a_list': (TOK, {'env': [['SESSION_SECRET', TOK]]}, 'ok'),
+    'argv_flag_in_a_list': ('Xq9!vR2#mL7$pQ', {'args': ['mysql', '-u', 'root', '--password', 'Xq9!vR2#mL7$pQ']}, 'ok'),
+    'assignment_in_a_yaml_value': (TOK, {'command': 'cat ci.yml'}, f'env: SESSION_SECRET={TOK}\n'
+                                                                   f'run: "export GH_TOKEN={TOK}"'),
+    'assignment_in_a_quoted_value': (TOK, {'command': 'cat cfg'}, f'command = "DB_PASSWORD={TOK} ./run"'),
+    'kubeconfig_client_key_data': (B64KEY[:60], {'file_path': '/root/.kube/config'},
+                                   '     1\tusers:\n     2\t- name: admin\n     3\t  user:\n'
+                                   f'     4\t    client-key-data: {B64KEY}\n'),
+}
+KEPT = ['https://example.com/search?q=tokens&page=2&sort=desc', '--token-file', '/etc/app/token',
+        'client-certificate-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUMvakNDQWVhZ0F3SUJBZ0lCQURBTkJna3Fo'
+        'a2lHOXcwQkFRc0ZBREFWTVJNd0VRWURWUVFERXdwcmRXSmxjbTVsZEdWekxLLQo=']
+
+def _leak_sess(env, name, inp, result, i):
+    sid = f'1eaf{i:04d}-0000-4000-8000-000000000000'
+    d = env/'home'/'projects'/'-tmp-leak'
+    d.mkdir(parents=True, exist_ok=True)
+    recs = [dict(type='user', uuid=f'{i}a', parentUuid=None, sessionId=sid, message=dict(role='user', content='hi')),
+            dict(type='assistant', uuid=f'{i}b', parentUuid=f'{i}a', sessionId=sid, message=dict(
+                role='assistant', id=f'msg_{i}', content=[dict(type='tool_use', id=f't{i}', name='Bash', input=inp)])),
+            dict(type='user', uuid=f'{i}c', parentUuid=f'{i}b', sessionId=sid, message=dict(role='user', content=[
+                dict(type='tool_result', tool_use_id=f't{i}', content=result + '\n' + '\n'.join(KEPT))]))]
+    p = d/f'{sid}.jsonl'
+    p.write_text(''.join(json.dumps(r, separators=(',', ':')) + '\n' for r in recs))
+    return p
+
+@pytest.mark.parametrize('name', list(LEAKS))
+def test_secrets_as_people_leak_them(env, tmp_path, name):
+    secret, inp, result = LEAKS[name]
+    p = _leak_sess(env, name, inp, result, list(LEAKS).index(name))
+    assert redact_check(str(p))  # the check flags the original
+    res = redact_sess(str(p), tmp_path/'out')
+    text = res.path.read_text()
+    assert secret not in text and json.dumps(secret)[1:-1] not in text, text
+    assert all(json.dumps(k)[1:-1] in text for k in KEPT)  # near-misses beside it are kept
+    assert not redact_check(str(res.path))
