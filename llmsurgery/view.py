@@ -114,18 +114,11 @@ def html_box(body:str, # HTML made by this module's functions
 # %% ../nbs/03a_view.ipynb #79a9ef63
 MAX_ROWS = 200
 
-def _val(v):
-    if v is None or v is False: return ''
-    if v is True: return 'yes'
-    if isinstance(v, (list, tuple)): return ', '.join(map(_val, v))
-    if isinstance(v, float): return f'{v:,.4f}' if abs(v) < 100 else f'{v:,.2f}'
-    if isinstance(v, int): return f'{v:,}'
-    return ' '.join(str(v).split())
-
 def _td(v, mx, f=None):
     if f is not None: return f'<td>{f(v)}</td>'
-    if isinstance(v, (int, float)) and not isinstance(v, bool): return f'<td class="lls-n">{html_esc(_val(v))}</td>'
-    return f'<td>{html_cut(_val(v), mx)}</td>'
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return f'<td class="lls-n">{html_esc(cell_text(v))}</td>'
+    return f'<td>{html_cut(cell_text(v), mx)}</td>'
 
 def html_table(rows, # dicts, one per row
                cols:list=None, # the columns to show, in order (default: the first row's keys)
