@@ -196,15 +196,56 @@ def _malformed(r) -> bool:
     return not isinstance(c, list) or not any(isinstance(b, dict) and isinstance(b.get('type'), str) for b in c)
 
 # %% ../nbs/08_resume.ipynb #7e5a0003
+class _Placed(dict):
+    "A big content block held by its place: its small fields, its digest (`key`), and where to read it (`src[i]`)"
+    __slots__ = ('src', 'i', 'j', 'key')
+
 def _digest(b):
     "A block's JSON, sorted, as a digest: equal blocks, equal digests, in 16 bytes whatever their size"
+    if isinstance(b, _Placed): return b.key
     return hashlib.blake2b(rec_json(b, sort=True), digest_size=16).digest()
 
+_BIG, _SMALL = 512, 200  # a block of more JSON bytes is held by its place, keeping its fields of at most _SMALL
+
+def _place(b, src, i, j):
+    "Block `b`, number `j` of record `i` of `src`: as `_Placed` when it is big (and not a blank text), else itself"
+    js = rec_json(b, sort=True)
+    if len(js) <= _BIG or (isinstance(t := b.get('text'), str) and not t.strip()): return b
+    p = _Placed({k: v for k, v in b.items() if v is None or isinstance(v, (bool, int, float))
+                 or (isinstance(v, str) and len(v) <= _SMALL)})
+    p.src, p.i, p.j, p.key = src, i, j, hashlib.blake2b(js, digest_size=16).digest()
+    return p
+
+def _full_blocks(bs):
+    "Blocks `bs`, each held by its place (`_Placed`) read again from its file"
+    got = {}
+    def full(b):
+        if not isinstance(b, _Placed): return b
+        if b.i not in got: got[b.i] = rec_blocks(b.src[b.i])
+        return got[b.i][b.j]
+    return [full(b) for b in bs]
+
+_KEEP = ('type', 'uuid', 'parentUuid', 'isSidechain', 'isSynthetic', 'isMeta', 'isCompactSummary', 'origin',
+         'subtype', 'isDisplayOnly')
+
+def _slim(r, src, i, notify):
+    "Conversation record `r` (number `i` of `src`) as messages are made of it: its links and kinds, big blocks placed"
+    if r.get('type') not in ('user', 'assistant'): return Rec({k: r[k] for k in _KEEP if k in r})  # no message
+    if not isinstance(m := r.get('message'), dict) or notify and is_notification(r): return r  # kept whole
+    s = Rec({k: r[k] for k in _KEEP if k in r})
+    s['message'] = {k: m[k] for k in ('role', 'id', 'model') if k in m}
+    if 'content' in m:
+        c = m['content']
+        s['message']['content'] = [_place(b, src, i, j) for j, b in enumerate(rec_blocks(r))] if c else c
+    return s
+
 def _msg_view(th):
-    "Thread `th` for making messages: a big session's records (read from its file) without their `toolUseResult`"
+    "Thread `th` for making messages: a big session's records (read from its file) slim, their big blocks placed"
     if not isinstance(th.items, RecPlaces): return th
-    return Thread([Rec({k: v for k, v in r.items() if k != 'toolUseResult'}) for r in th], rules=th.rules,
-                  model=th.model, end=th.end, error=th.error)
+    src, n, how = th.items, th.items.n, th.rules.notify
+    rs = [r if i >= n else Rec({k: v for k, v in r.items() if k != 'toolUseResult'}) if r.get('type') == 'system'
+          else _slim(r, src, i, how) for i, r in enumerate(src)]
+    return Thread(rs, rules=th.rules, model=th.model, end=th.end, error=th.error)
 
 def resume_changes(recs, # a session's records, in file order
                    thread:Thread, # what `sess_thread` predicts from them
@@ -244,7 +285,7 @@ def resume_changes(recs, # a session's records, in file order
         out.append(_change('compacted', False, cut, 'messages before the last compaction are sent as its summary'))
     if (gone := [u for u in off if u not in before]):
         out.append(_change('off_thread', True, gone, 'messages on other branches are not sent (abandoned or rewound)'))
-    sent = sent_recs(thread)
+    sent = sent_recs(thread)  # of a big session: its big blocks held by their places (`_Placed`)
     kept = Counter(_digest(b) for r in sent for b in rec_blocks(r))
     lost = {'thinking': [], 'redacted_thinking': [], 'tool_use': [], 'tool_result': [], 'other': []}
     for r in thread.written:
@@ -286,9 +327,21 @@ class Preview:
                 ): store_attr()
 
     @functools.cached_property
+    def _view(self) -> Thread: return _msg_view(self.thread)
+
+    @functools.cached_property
+    def sent(self) -> L:
+        "The records behind the messages the CLI would send (of a big session, its big blocks held by their places)"
+        return sent_recs(self._view)
+
+    def iter_msgs(self):
+        "The Anthropic messages the CLI would send, one at a time: a big session's blocks read again from its file"
+        for r in self.sent: yield {'role': r['type'], 'content': [dict(b) for b in _full_blocks(rec_blocks(r))]}
+
+    @functools.cached_property
     def msgs(self) -> list:
         "The Anthropic messages the CLI would send (attachments' reminders aside)"
-        return api_msgs(self.thread)
+        return list(self.iter_msgs())
 
     @property
     def lost(self) -> bool:
@@ -302,7 +355,7 @@ class Preview:
 
     def __repr__(self):
         lost = sum(c.lost for c in self.changes)
-        return (f'Preview({Path(self.path).name}: Claude Code {self.thread.rules.version} would send {len(self.msgs)} '
+        return (f'Preview({Path(self.path).name}: Claude Code {self.thread.rules.version} would send {len(self.sent)} '
                 f'messages; {lost} losses, {len(self.changes) - lost} changes)')
 
 def resume_preview(session=None, # the session, as `sess_file` names it (default: the current one of `cwd`)
@@ -314,12 +367,15 @@ def resume_preview(session=None, # the session, as `sess_file` names it (default
     cli = check_cli(cli) if cli is not None else check_cli(claude_version(), installed=True)
     path = sess_file(session, cwd)
     recs = open_recs(path, skip_bad=True)  # a big session's read from the file as used
-    th = _msg_view(sess_thread(recs, cli=cli, model=model))  # a big session's thread: in memory, toolUseResult aside
-    changes = resume_changes(recs, th)
+    th = sess_thread(recs, cli=cli, model=model)  # a big session's: its records read from the file as used
+    view = _msg_view(th)  # of a big session: slim records in memory, each big block held by its place in the file
+    changes = resume_changes(recs, view)
     if _spaced(path):
         changes.append(_change('spaced', False, [], 'the file is spaced JSON (as Python writes it): '
                                '`claude --resume ID` finds it only from its own project folder'))
-    return Preview(path, th, changes)
+    p = Preview(path, th, changes)
+    p._view = view  # made once
+    return p
 
 # %% ../nbs/08_resume.ipynb #7e5a0005
 def fmt_preview(p:Preview, # a prediction from `resume_preview`
@@ -327,9 +383,10 @@ def fmt_preview(p:Preview, # a prediction from `resume_preview`
                ) -> str:
     "A prediction for a terminal: the conversation one line a block, then what would be lost or changed"
     v = p.thread.rules.version
-    out = [f'Claude Code {v} would resume {p.path} as {len(p.msgs)} messages'
+    out = [f'Claude Code {v} would resume {p.path} as {len(p.sent)} messages'
            + (f' (model {p.thread.model})' if p.thread.model else '') + ':']
-    for m in sent_msgs(p.msgs): out += [f"{m['role']:9}  {_brief(b, mx)}" for b in m['content']]
+    for m in p.iter_msgs():  # one at a time, never all of a big session's text at once
+        for s in sent_msgs([m]): out += [f"{s['role']:9}  {_brief(b, mx)}" for b in s['content']]
     if not p.changes: out.append('Nothing is lost or changed: the conversation is sent as written.')
     for c in p.changes:
         out.append(f"{'LOST' if c.lost else 'changed'}: {c.text}" + (f' ({c.n} records)' if c.n else ''))

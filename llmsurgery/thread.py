@@ -308,7 +308,8 @@ class _Chain:
     def full(self, ns, recs, tail=()):
         "The records at places `ns`, whole: those of the chain itself, or read from `recs` (`FileRecs`), then `tail`"
         if self.src is None: return L([self.rows[n] for n in ns] + list(tail))
-        return recs.pick([self.src[n] for n in ns], self.fix, tail)
+        fixed = self.fixed  # not the bound `self.fix`: the thread would keep the whole chain alive
+        return recs.pick([self.src[n] for n in ns], lambda k, r: _admit(r) if k in fixed else r, tail)
 
     def link(self, u, p):
         "Hang record `u` off `p` (a re-link: `p` need not be a record)"
