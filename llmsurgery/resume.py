@@ -18,7 +18,7 @@ __all__ = ['PROBE', 'BIG_BLOCK', 'ResumeError', 'Resumed', 'resume_check', 'fmt_
            'Preview', 'resume_preview', 'fmt_preview', 'field_needs']
 
 # %% ../nbs/08_resume.ipynb #3ea554f7
-import re, time, uuid, shutil, tempfile, hashlib, functools
+import re, sys, time, uuid, shutil, tempfile, hashlib, functools
 import orjson
 from collections import Counter
 from pathlib import Path
@@ -205,14 +205,19 @@ def _digest(b):
     if isinstance(b, _Placed): return b.key
     return hashlib.blake2b(rec_json(b, sort=True), digest_size=16).digest()
 
-BIG_BLOCK = 512  # bytes of JSON: of a big session, a block of more is held by its place in the file
+BIG_BLOCK = 256  # bytes of JSON: of a big session, a block of more is held by its place in the file
 _SMALL = 200  # the characters of a placed block's string fields it keeps
+_SAME = frozenset(('type', 'role', 'model', 'name'))  # fields whose values many records share
+
+def _one(k, v):
+    "Value `v` of field `k`, one string for all records when records share it (`sys.intern`)"
+    return sys.intern(v) if v.__class__ is str and k in _SAME else v
 
 def _place(b, src, i, j):
     "Block `b`, number `j` of record `i` of `src`: as `_Placed` when it is big (and not a blank text), else itself"
     js = rec_json(b, sort=True)
     if len(js) <= BIG_BLOCK or (isinstance(t := b.get('text'), str) and not t.strip()): return b
-    p = _Placed({k: v for k, v in b.items() if v is None or isinstance(v, (bool, int, float))
+    p = _Placed({k: _one(k, v) for k, v in b.items() if v is None or isinstance(v, (bool, int, float))
                  or (isinstance(v, str) and len(v) <= _SMALL)})
     p.src, p.i, p.j, p.key = src, i, j, hashlib.blake2b(js, digest_size=16).digest()
     return p
@@ -226,15 +231,15 @@ def _full_blocks(bs):
         return got[b.i][b.j]
     return [full(b) for b in bs]
 
-_KEEP = ('type', 'uuid', 'parentUuid', 'isSidechain', 'isSynthetic', 'isMeta', 'isCompactSummary', 'origin',
+_KEEP = ('type', 'uuid', 'isSidechain', 'isSynthetic', 'isMeta', 'isCompactSummary', 'origin',
          'subtype', 'isDisplayOnly')
 
 def _slim(r, src, i, notify):
     "Conversation record `r` (number `i` of `src`) as messages are made of it: its links and kinds, big blocks placed"
     if r.get('type') not in ('user', 'assistant'): return Rec({k: r[k] for k in _KEEP if k in r})  # no message
     if not isinstance(m := r.get('message'), dict) or notify and is_notification(r): return r  # kept whole
-    s = Rec({k: r[k] for k in _KEEP if k in r})
-    s['message'] = {k: m[k] for k in ('role', 'id', 'model') if k in m}
+    s = Rec({k: _one(k, r[k]) for k in _KEEP if k in r})
+    s['message'] = {k: _one(k, m[k]) for k in ('role', 'id', 'model') if k in m}
     if 'content' in m:
         c = m['content']
         s['message']['content'] = [_place(b, src, i, j) for j, b in enumerate(rec_blocks(r))] if c else c
