@@ -278,10 +278,17 @@ def teammate_of(path, # a transcript
                ) -> AttrDict | None:
     "The teammate of an agent team who wrote transcript `path` (`team`, `name`, `agent_id`), from its first records"
     try:
-        with open_transcript(path) as f:  # `teamName` comes before a record's message: the first 16 KB tell
-            if b'"teamName"' not in (head := f.read(1 << 14)): return None
+        with open_transcript(path) as f:
+            if b'"teamName"' not in (head := f.read(_MATE_HEAD)): return None
             head += f.read(_HEAD - len(head))
     except (OSError, TranscriptError): return None
+    return _mate_in(head)
+
+_MATE_HEAD = 1 << 14  # `teamName` comes before a record's message: the first 16 KB tell
+
+def _mate_in(head):
+    "`teammate_of` a transcript whose first `_HEAD` bytes are `head`: what a listing reads anyway, not read again"
+    if b'"teamName"' not in head[:_MATE_HEAD]: return None
     for r in _lines(head):
         a = r.get('attachment') if r.get('type') == 'attachment' else None
         t = a if isinstance(a, dict) and a.get('type') == 'team_context' else r
@@ -310,10 +317,11 @@ def _team_lead(d, team, cands):
     hits = [p for p in cands if found_in(p, [pat])]
     return hits[0] if len(hits) == 1 else None  # two sessions naming one team: which one led it is not known
 
-def _leads(d, fs=None) -> dict:
-    "The teammates' transcripts in project folder `d` (`fs`: its `transcripts_in`), each to its lead's, where found"
+def _leads(d, fs=None, mates=None) -> dict:
+    """The teammates' transcripts in project folder `d` (`fs`: its `transcripts_in`), each to its lead's, where found;
+    `mates`: the `teammate_of` each of `fs` that has one, when the caller has read them already"""
     fs = transcripts_in(d) if fs is None else fs
-    mates = {p: t for p in fs if (t := teammate_of(p))}
+    if mates is None: mates = {p: t for p in fs if (t := teammate_of(p))}
     others = [p for p in fs if p not in mates]
     leads = {team: _team_lead(d, team, others) for team in {t.team for t in mates.values()}}
     return {p: leads[t.team] for p, t in mates.items() if leads[t.team]}
@@ -497,7 +505,7 @@ def sess_info(path, # a transcript
     except (OSError, TranscriptError) as e: return skip_warn(path, e)
     hrecs = list(_lines(head))
     if not hrecs or hrecs[0].get('isSidechain'): return None
-    s.info = _info(hrecs, list(_lines(tail)), st)
+    s.info, s._mate = _info(hrecs, list(_lines(tail)), st), _mate_in(head)
     return s
 
 class SessList(Rows):
@@ -520,8 +528,9 @@ def ls_sess(cwd=None, # a project directory: only its sessions (default: every p
     infos = L()
     for d in dirs:  # a teammate's transcript whose lead is there is one of the lead's agents, not a session
         fs = transcripts_in(d)
-        leads = _leads(d, fs)
-        infos += [i for p in fs if p not in leads and (i := sess_info(p))]
+        ss = {p: s for p in fs if (s := sess_info(p))}  # each file's head read once: for its listing and its team
+        leads = _leads(d, fs, {p: s._mate for p, s in ss.items() if s._mate})
+        infos += [s for p, s in ss.items() if p not in leads]
     tag = ['tag'] if any(s.tag for s in infos) else []  # a column only when some session has one
     ss = infos.sorted(lambda s: s.last_active or 0, reverse=True)
     return SessList(ss, cols=['ran', 'size', 'sid', *tag, 'label'], title='Sessions')
