@@ -400,12 +400,15 @@ def _check_transcript(p):
 def _is_path(s): return isinstance(s, Path) or s.endswith('.jsonl') or os.sep in s or (os.altsep or os.sep) in s
 
 _aid_re = re.compile(r'(?:agent-)?([A-Za-z0-9][\w-]*)')
+_mate_re = re.compile(r'[^@\s/]+@[^@\s/]+')  # `alice@crew`: the agent id `agents` prints for a teammate
 MIN_AGENT_PREFIX = 6  # a shorter start of an agent id is not taken for one: agent ids start alike (`a…`)
 
 def agent_files_named(name, # an agent id (as `agents` prints it, or its file's name `agent-<id>`), or a start of one
                      ) -> dict:
     "Subagent transcripts of every session whose agent id is `name` or (from `MIN_AGENT_PREFIX` on) starts with it"
     d, m = projects_dir(), _aid_re.fullmatch(str(name))
+    if _mate_re.fullmatch(str(name)) and d.is_dir():  # a pane teammate's id: its own transcript (`teammate_of`)
+        return {name: f for f in sorted(d.glob('*/*.jsonl')) if (t := teammate_of(f)) and t.agent_id == name}
     if not m or not d.is_dir(): return {}
     for aid in dict.fromkeys([m[1], m[1].lower()]):  # Claude Code writes agent ids in lower case
         pat = glob.escape(aid) + ('*' if len(aid) >= MIN_AGENT_PREFIX else '')
