@@ -142,3 +142,13 @@ def test_hostile_previews_same_with_every_block_placed(tmp_path, monkeypatch, na
     p = tmp_path/f'{fixture_sess(name).sid}.jsonl'
     p.write_bytes(hostile(name, seed))
     assert previews(p, monkeypatch, True) == previews(p, monkeypatch, False)
+
+@pytest.mark.parametrize('argv', [[], ['--all'], ['--at', '3'], ['--from', '2', '--to', '9'], ['--jsonl']])
+def test_show_of_a_big_session_reads_it_from_the_file(monkeypatch, capsys, argv):
+    "A big session is shown from the file: reading it all into memory (`load_recs`) would make `show` peak at 2.7x it"
+    p = fixture_sess('tools').path
+    want = cli.main(['show', str(p), *argv]), capsys.readouterr().out
+    monkeypatch.setenv('LLMSURGERY_IN_MEMORY', '0')
+    def whole(*a, **kw): raise AssertionError('the whole session was read into memory')
+    monkeypatch.setattr(cli, 'load_recs', whole)
+    assert (cli.main(['show', str(p), *argv]), capsys.readouterr().out) == want
