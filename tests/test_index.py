@@ -96,3 +96,26 @@ def test_lone_surrogates_are_indexed(tmp_path, monkeypatch):
         assert got == want and want, (f.__name__, got, want)
     (d/f'{sid}.jsonl').write_text('\n'.join(lines).replace('"t1"', f'"t1 {cut}"') + '\n')  # an id too, however odd
     assert len(find_commands('echo')) == 1 and len(find_errors()) == 1  # the scan's needles hold the id
+
+def test_walk_reuses_a_listing_only_once_its_folder_settled(tmp_path):
+    "A folder's listing is reused while its stat holds, but not when it changed within `SETTLED` of being listed"
+    from llmsurgery.index import SETTLED
+    sid = '5e550000-0000-4000-8000-000000000002'
+    sub = tmp_path/'cfg'/'projects'/'-tmp-p'/sid/'subagents'
+    sub.mkdir(parents=True)
+    (sub.parent.parent/f'{sid}.jsonl').write_text('{}\n')
+    (sub/'agent-a1.jsonl').write_text('{}\n')
+    ix = ArchiveIndex(tmp_path/'cfg', tmp_path/'ix.sqlite')
+    walk, dirs = ix._walk()
+    assert str(sub/'agent-a1.jsonl') in walk and ix._walk(dirs)[0] == walk
+    (sub/'agent-a2.jsonl').write_text('{}\n')  # the folder's mtime moves: listed again
+    assert str(sub/'agent-a2.jsonl') in ix._walk(dirs)[0]
+    walk, dirs = ix._walk()
+    racy = {d: [k, t, [f for f in fs if f != 'agent-a2.jsonl'], s] for d, (k, t, fs, s) in dirs.items()}
+    assert str(sub/'agent-a2.jsonl') in ix._walk(racy)[0]  # listed just after it changed: not trusted
+    old = {d: [k, t + SETTLED + 1, fs, s] for d, (k, t, fs, s) in racy.items()}
+    assert str(sub/'agent-a2.jsonl') not in ix._walk(old)[0]  # settled: trusted (so it is what saves the listing)
+    (sub/'agent-a2.jsonl').write_text('{}\n{}\n')
+    assert ix.update().indexed == 3 and not ix.stale()
+    with open(sub/'agent-a1.jsonl', 'a') as f: f.write('{}\n')  # an append moves no folder's stat
+    assert ix.stale() and ix.update().indexed == 1 and not ix.stale()
