@@ -69,7 +69,7 @@ CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, project TE
   size INTEGER, mtime_ns INTEGER, ino INTEGER, sums BLOB, offset INTEGER DEFAULT 0,
   nlines INTEGER DEFAULT 0, cwd TEXT, version TEXT, branch TEXT, custom_title TEXT, ai_title TEXT,
   first_ts TEXT, last_ts TEXT, records INTEGER DEFAULT 0, prompts INTEGER DEFAULT 0, calls INTEGER DEFAULT 0,
-  errors INTEGER DEFAULT 0, messages INTEGER DEFAULT 0);
+  errors INTEGER DEFAULT 0, messages INTEGER DEFAULT 0, label TEXT);
 CREATE TABLE recs(id INTEGER PRIMARY KEY, file INTEGER NOT NULL, line INTEGER, off INTEGER, len INTEGER,
   uuid TEXT, role TEXT, ts TEXT, prompt INTEGER, text TEXT);
 CREATE INDEX recs_file ON recs(file, line);
@@ -361,7 +361,7 @@ def _wipe(self:ArchiveIndex, fid, drop=False):
     if drop: con.execute('DELETE FROM files WHERE id=?', (fid,))
     else: con.execute('UPDATE files SET size=NULL, mtime_ns=NULL, ino=NULL, sums=NULL, '
                       'offset=0, nlines=0, cwd=NULL, version=NULL, branch=NULL, custom_title=NULL, '
-                      'ai_title=NULL, first_ts=NULL, last_ts=NULL WHERE id=?', (fid,))
+                      'ai_title=NULL, first_ts=NULL, last_ts=NULL, label=NULL WHERE id=?', (fid,))
 
 # %% ../nbs/14_archive.ipynb #18922cfe
 def _line_end(f, pos, size):
@@ -374,14 +374,22 @@ def _line_end(f, pos, size):
 
 CHUNK = 32 << 20  # bytes of a transcript read, indexed and committed at a time
 
+def _label(path):
+    "What `sess_info` labels session transcript `path` with ('' for nothing); None: unreadable, or not storable"
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter('always')
+        info = sess_info(path)
+    label = info.label if info else ''
+    return None if ws or _LONE.search(label) else label  # None: `find_sess` reads it from the file, as a scan does
+
 def _sums(b): return list(array('I', b or b''))
 
 @patch
 def _index_file(self:ArchiveIndex, fid, path, chunk=None, price=False) -> int:
     "Index what transcript `path` (file `fid`) gained since last time, all of it when it was rewritten; the bytes read"
     con, chunk = self.con, chunk or CHUNK
-    size, mtime_ns, ino, sums, offset = con.execute(
-        'SELECT size, mtime_ns, ino, sums, offset FROM files WHERE id=?', (fid,)).fetchone()
+    size, mtime_ns, ino, sums, offset, agent = con.execute(
+        'SELECT size, mtime_ns, ino, sums, offset, agent FROM files WHERE id=?', (fid,)).fetchone()
     try: f = open_transcript(path)
     except (OSError, TranscriptError): return 0
     with f, transaction(con):
@@ -403,6 +411,7 @@ def _index_file(self:ArchiveIndex, fid, path, chunk=None, price=False) -> int:
             start = pos
             con.execute('BEGIN')
         self._count_usage(fid, envs, price)
+        if agent is None: con.execute('UPDATE files SET label=? WHERE id=?', (_label(path), fid))
         con.execute('UPDATE files SET size=?, mtime_ns=? WHERE id=?', (st.st_size, st.st_mtime_ns, fid))
     return pos - offset
 
@@ -744,6 +753,16 @@ def _answer(self:ArchiveIndex, ask):
     except IndexUnusable as e:
         warnings.warn(f'{e}: scanning the transcripts instead')
         return None
+
+@patch
+def label(self:ArchiveIndex,
+          path, # a session's transcript
+         ) -> str | None:
+    "The label `sess_info` gives transcript `path` (its title, else its first prompt), kept when it was last read"
+    try:
+        with self.faults(): row = self.con.execute('SELECT label FROM files WHERE path=?', (str(path),)).fetchone()
+    except IndexUnusable: return None
+    return row[0] if row else None
 
 @patch
 def _by_file(self:ArchiveIndex, sql, args=()) -> dict:

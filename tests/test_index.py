@@ -119,3 +119,18 @@ def test_walk_reuses_a_listing_only_once_its_folder_settled(tmp_path):
     assert ix.update().indexed == 3 and not ix.stale()
     with open(sub/'agent-a1.jsonl', 'a') as f: f.write('{}\n')  # an append moves no folder's stat
     assert ix.stale() and ix.update().indexed == 1 and not ix.stale()
+
+def test_label_kept_in_the_index_follows_the_file(tmp_path, monkeypatch):
+    "`find_sess` from the index labels a session as the scan does, without reading it, also after it changed"
+    for k, d in dict(CLAUDE_CONFIG_DIR='cfg', XDG_CACHE_HOME='cache').items(): monkeypatch.setenv(k, str(tmp_path/d))
+    sid = '5e550000-0000-4000-8000-000000000003'
+    p = tmp_path/'cfg'/'projects'/'-tmp-l'/f'{sid}.jsonl'
+    p.parent.mkdir(parents=True)
+    p.write_text(f'{{"type":"user","uuid":"a","parentUuid":null,"sessionId":"{sid}","timestamp":"2026-11-30T10:00:00Z",'
+                 '"message":{"role":"user","content":"where is the walrus"}}\n')
+    ix = ArchiveIndex()
+    ix.update()
+    assert ix.label(p) == 'where is the walrus' and ix.label(tmp_path/'nowhere.jsonl') is None
+    with open(p, 'a') as f: f.write(f'{{"type":"custom-title","customTitle":"Walrus hunt","sessionId":"{sid}"}}\n')
+    got, want = ask(ix, find_sess, 'walrus')
+    assert got == want and got[0]['label'] == 'Walrus hunt' == ix.label(p)
