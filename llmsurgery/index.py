@@ -569,7 +569,7 @@ def _grown(self:ArchiveIndex, walk, last) -> dict | None:
     if walk.keys() != last.keys(): return None
     con, changed = self.con, [p for p in walk if walk[p] != last[p]]
     files = {r[0]: r for r in con.execute('SELECT path, id, parent, agent, warmup, seq, mtime, active FROM files')}
-    flat = {os.path.dirname(p) for p in walk if _flat_agent(p)}
+    flat = {os.path.dirname(p) for p in walk if 'agent-' in p and _flat_agent(p)}  # the test first: it is cheap
     if any(p not in files or not walk[p][0] or os.path.dirname(files[p][2]) in flat for p in changed): return None
     mtime = {p: r[6] for p, r in files.items()} | {p: _mtime(p) for p in changed}
     active = {}
