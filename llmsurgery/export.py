@@ -61,7 +61,7 @@ EXPORT_SCHEMA = dict(
         ('ts', 'timestamp', 'time of its first record'), ('model', 'string', 'model'),
         ('input_tokens', 'int64', ''), ('output_tokens', 'int64', ''),
         ('cache_write_tokens', 'int64', ''), ('cache_read_tokens', 'int64', ''),
-        ('cost', 'float64', "dollars, by fastllm's price table; null for a model it does not know"),
+        ('cost', 'float64', "dollars, at `model_prices`, else as Claude Code recorded it; null: neither knows"),
         ('warmup', 'bool', "an older CLI's Warmup call"), ('counted', 'bool', 'the copy counted in totals')]))
 
 # %% ../nbs/15_export.ipynb #58d12da3

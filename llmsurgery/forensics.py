@@ -737,6 +737,7 @@ def find_result(tool_id:str, # a `tool_use` id, or a unique start of it
                ) -> ToolCall:
     "The tool call `tool_id` (or the one whose id starts so) in any session or subagent, with its result"
     if not isinstance(tool_id, str) or not tool_id.strip(): raise ValueError(f'Not a tool call id: {tool_id!r}')
+    tool_id = tool_id.strip()  # as pasted from a table, with a space or a newline around it
     calls = find_calls(lambda c: c.id.startswith(tool_id), [Needle(tool_id)], project, progress=progress,
                        index=index, tool_id=tool_id)
     by_id = {}

@@ -192,6 +192,12 @@ def test_teammates_are_the_leads_agents(team, capsys):
     assert got == {'alice@crew': ('crew', 'alice', 'teammate', 'toolu_team2', 'Write the tests'),
                    BOB: ('crew', 'bob', 'subagents', 'toolu_team3', 'Write the parser')}, got
 
+def test_a_teammates_id_names_its_transcript(team, capsys):
+    rc, out, err = run(capsys, 'show', 'alice@crew')  # the id `agents` prints for the pane teammate
+    assert rc == 0 and 'Write the tests.' in out, err
+    rc, out, err = run(capsys, 'show', 'carol@crew')
+    assert rc == 1 and 'No session or agent' in err, err
+
 def test_a_teammates_file_is_not_a_session_of_its_own(team, capsys):
     rc, out, err = run(capsys, 'ls', '--json')
     assert rc == 0 and [s['sid'] for s in json.loads(out)] == [LEAD], out

@@ -4,7 +4,7 @@
 The cases that need the real CLI resume scratch copies with it against the fake API on loopback (no tokens, no
 network beyond 127.0.0.1), the older CLIs coming from `tools/fetch-clis`.
 """
-import contextlib, io, json, uuid
+import contextlib, importlib, io, json, uuid
 import pytest
 from llmsurgery.core import *
 from llmsurgery.rec import *
@@ -39,16 +39,19 @@ def run(*argv):
     return rc, out.getvalue(), err.getvalue()
 
 QA = fixture_sess('qa').path
-COMMANDS = {'stats': ('sess_stats', ['stats', QA]), 'grep': ('sess_search', ['grep', 'Paris', QA]),
-            'show': ('sess_thread', ['show', QA]), 'resume-preview': ('resume_preview', ['resume-preview', QA])}
+# where each command finds the function it calls (the commands import most of the library when they run)
+COMMANDS = {'stats': ('forensics', 'sess_stats', ['stats', QA]),
+            'grep': ('search', 'sess_search', ['grep', 'Paris', QA]),
+            'show': ('cli', 'sess_thread', ['show', QA]),
+            'resume-preview': ('resume', 'resume_preview', ['resume-preview', QA])}
 BUGS = {'KeyError': lambda *a, **kw: {}['uuid'], 'IndexError': lambda *a, **kw: [][3],
         'ValueError': lambda *a, **kw: int('not a number')}
 
 @pytest.mark.parametrize('cmd', COMMANDS)
 @pytest.mark.parametrize('bug', BUGS)
 def test_an_internal_error_is_not_a_usage_error(monkeypatch, cmd, bug):
-    name, argv = COMMANDS[cmd]
-    monkeypatch.setattr(cli, name, BUGS[bug])
+    mod, name, argv = COMMANDS[cmd]
+    monkeypatch.setattr(importlib.import_module(f'llmsurgery.{mod}'), name, BUGS[bug])
     rc, out, err = run(*argv)
     assert rc == 1 and f'internal error, {bug}' in err and 'Traceback' not in err, (rc, err)
     monkeypatch.setenv('LLMSURGERY_TRACEBACK', '1')
