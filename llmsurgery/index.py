@@ -717,8 +717,10 @@ def _grams(text, icase):
 COMMON_CHARS = ' etaoinsrhldcumfpgwybvk\n.,-_/:\'"()=x'
 MAX_GRAMS = 8  # trigrams of a needle sought at most: its rarest
 
+_RANK = {c: i for i, c in enumerate(COMMON_CHARS)}
+
 def _rarity(g):
-    return sum(COMMON_CHARS.index(c) if c in COMMON_CHARS else len(COMMON_CHARS) for c in g.lower())
+    return sum(_RANK.get(c, len(COMMON_CHARS)) for c in g.lower())
 
 def _rarest(gs, k=MAX_GRAMS):
     "The `k` trigrams of `gs` likely held by fewest records, in their order in `gs`"
