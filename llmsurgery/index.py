@@ -210,7 +210,7 @@ class ArchiveIndex:
                 ):
         self.cfg = Path(cfg).expanduser() if cfg else claude_dir()
         self.path = Path(path) if path else index_path(self.cfg)
-        self._con, self._locked = None, False
+        self._con, self._locked, self._seen = None, False, {}
 
     def exists(self) -> bool:
         "Has this index been built?"
@@ -317,8 +317,20 @@ def walk(self:ArchiveIndex) -> dict:
     return self._walk()[0]
 
 @patch
-def _meta(self:ArchiveIndex, key): return orjson.loads(self.con.execute('SELECT value FROM meta WHERE key=?',
-                                                                         (key,)).fetchone()[0])
+def _meta(self:ArchiveIndex, key):
+    "The value of `key` in table `meta`, read again only when another connection wrote to the index since"
+    con = self.con
+    v = con.execute('PRAGMA data_version').fetchone()[0]  # moves when another connection commits
+    if (seen := self._seen.get(key)) is None or seen[0] is not con or seen[1] != v:
+        seen = self._seen[key] = (con, v, orjson.loads(con.execute('SELECT value FROM meta WHERE key=?',
+                                                                    (key,)).fetchone()[0]))
+    return seen[2]
+
+@patch
+def _set_meta(self:ArchiveIndex, key, value):
+    "Set `key` in table `meta` to `value` (as JSON), and forget what was read of it"
+    self.con.execute('UPDATE meta SET value=? WHERE key=?', (orjson.dumps(value), key))
+    self._seen.pop(key, None)
 
 @patch
 def stale(self:ArchiveIndex) -> bool:
@@ -614,9 +626,9 @@ def _update(self:ArchiveIndex, progress=None, price=False):
             finally: self.con.execute('PRAGMA wal_autocheckpoint=1000')
             self.con.execute('PRAGMA wal_checkpoint(PASSIVE)')
             res.files = len(ids)
-            self.con.execute("UPDATE meta SET value=? WHERE key='walk'", (orjson.dumps(walk),))
+            self._set_meta('walk', walk)
             if progress: progress(len(ids), len(ids))
-        if dirs != old: self.con.execute("UPDATE meta SET value=? WHERE key='dirs'", (orjson.dumps(dirs),))
+        if dirs != old: self._set_meta('dirs', dirs)
         if price: res.priced = self.price()
     res.seconds = round(time.perf_counter() - t0, 3)
     return res

@@ -134,3 +134,15 @@ def test_label_kept_in_the_index_follows_the_file(tmp_path, monkeypatch):
     with open(p, 'a') as f: f.write(f'{{"type":"custom-title","customTitle":"Walrus hunt","sessionId":"{sid}"}}\n')
     got, want = ask(ix, find_sess, 'walrus')
     assert got == want and got[0]['label'] == 'Walrus hunt' == ix.label(p)
+
+def test_what_another_updater_wrote_is_read_again(tmp_path):
+    "An index keeps what it read of `meta` only while no other connection wrote: it sees another process's update"
+    p = tmp_path/'cfg'/'projects'/'-tmp-m'/'5e550000-0000-4000-8000-000000000004.jsonl'
+    p.parent.mkdir(parents=True)
+    p.write_text('{}\n')
+    a, b = (ArchiveIndex(tmp_path/'cfg', tmp_path/'ix.sqlite') for _ in range(2))
+    a.update()
+    assert not b.stale()
+    with open(p, 'a') as f: f.write('{}\n')
+    assert b.stale() and a.update().indexed == 1
+    assert not b.stale() and b.update().indexed == 0  # a's walk and listings, read again
