@@ -25,6 +25,7 @@ __all__ = ['CLI_RULES', 'NOWHERE', 'INTERRUPTED', 'NO_RESPONSE', 'CONTINUE', 'NO
 
 # %% ../nbs/05_thread.ipynb #d2ff1731
 import re, bisect, warnings, uuid as uuidlib
+from sys import intern
 from collections.abc import Mapping
 from fastcore.basics import first, store_attr, patch
 from fastcore.foundation import L
@@ -170,14 +171,20 @@ _SKEL = ('type', 'uuid', 'parentUuid', 'logicalParentUuid', 'timestamp', 'subtyp
          'requestRef', 'agentId')
 _BLOCK = ('type', 'id', 'tool_use_id', 'name')
 
+_SAME = frozenset(('type', 'subtype', 'sessionId', 'agentId', 'model', 'role', 'name'))  # values many records share
+
+def _one(k, v):
+    "Value `v` of field `k`, one string for all records when records share it (`sys.intern`): a skeleton is smaller"
+    return intern(v) if v.__class__ is str and k in _SAME else v
+
 def _skel(r):
     "What the walk reads of record `r`: its links, kind, time and the ids and kinds of its blocks, not their text"
-    s = {k: r[k] for k in _SKEL if k in r}
+    s = {k: _one(k, r[k]) for k in _SKEL if k in r}
     if (c := r.get('content')).__class__ is str: s['content'] = c[:80]
     if (m := r.get('message')).__class__ is dict:
-        s['message'] = mm = {k: m[k] for k in ('id', 'model', 'role') if k in m}
+        s['message'] = mm = {k: _one(k, m[k]) for k in ('id', 'model', 'role') if k in m}
         if (c := m.get('content')).__class__ is list:
-            mm['content'] = [{k: b[k] for k in _BLOCK if k in b} if b.__class__ is dict else b for b in c]
+            mm['content'] = [{k: _one(k, b[k]) for k in _BLOCK if k in b} if b.__class__ is dict else b for b in c]
         elif 'content' in m: mm['content'] = c[:80] if c.__class__ is str else c
     if (a := r.get('attachment')).__class__ is dict:
         s['attachment'] = {k: a[k] for k in ('type', 'toolUseID') if k in a}
@@ -308,7 +315,8 @@ class _Chain:
     def full(self, ns, recs, tail=()):
         "The records at places `ns`, whole: those of the chain itself, or read from `recs` (`FileRecs`), then `tail`"
         if self.src is None: return L([self.rows[n] for n in ns] + list(tail))
-        return recs.pick([self.src[n] for n in ns], self.fix, tail)
+        fixed = self.fixed  # not the bound `self.fix`: the thread would keep the whole chain alive
+        return recs.pick([self.src[n] for n in ns], lambda k, r: _admit(r) if k in fixed else r, tail)
 
     def link(self, u, p):
         "Hang record `u` off `p` (a re-link: `p` need not be a record)"

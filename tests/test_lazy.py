@@ -15,7 +15,7 @@ from llmsurgery.thread import *
 from llmsurgery.search import to_data
 from llmsurgery.forensics import *
 from llmsurgery.fixtures import fixture, fixture_names, fixture_sess
-from llmsurgery import cli
+from llmsurgery import cli, resume
 
 FIXTURES = Path(str(fixture('tools'))).parent
 TRANSCRIPTS = sorted(FIXTURES.rglob('*.jsonl'))
@@ -121,3 +121,24 @@ def test_threshold(monkeypatch, tmp_path):
     monkeypatch.setenv('LLMSURGERY_IN_MEMORY', '0')
     assert isinstance(Sess(p).recs, FileRecs) and isinstance(load_sess(p), FileRecs)
     assert isinstance(sess_thread(Sess(p)).written, FileRecs)
+
+def previews(p, monkeypatch, lazy) -> dict:
+    "What `resume-preview` prints of `p`, for two versions' rules, read from the file (`lazy`) or held in memory"
+    monkeypatch.setenv('LLMSURGERY_IN_MEMORY', '0' if lazy else '1')
+    out = {}
+    for argv in (['--cli', '2.1.332'], ['--cli', '2.1.142', '--json'], ['--cli', '2.1.1']):
+        b, e = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(b), contextlib.redirect_stderr(e), warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            rc = cli.main(['resume-preview', str(p), *argv, '--skip-bad'])
+        out[' '.join(argv)] = rc, b.getvalue()
+    return out
+
+@pytest.mark.parametrize('seed', range(6))
+@pytest.mark.parametrize('name', NAMES)
+def test_hostile_previews_same_with_every_block_placed(tmp_path, monkeypatch, name, seed):
+    "A big session's prediction holds its big blocks by their places in the file: with every block held so, the same"
+    monkeypatch.setattr(resume, 'BIG_BLOCK', 0)
+    p = tmp_path/f'{fixture_sess(name).sid}.jsonl'
+    p.write_bytes(hostile(name, seed))
+    assert previews(p, monkeypatch, True) == previews(p, monkeypatch, False)
