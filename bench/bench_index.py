@@ -6,7 +6,8 @@ transcripts a GB: many small sessions, some large, subagents; `benchlib.build_ar
 fixtures:
 1. Build: a fresh index vs `load_recs` over the same files, each in a fresh process, in turn, best of two (target:
    at most 3x); the index's size on disk; the building process's peak memory (target: under 300 MB).
-2. Update after one session grows by 1 MB (target: at most 0.2 s), vs `load_recs` of that 1 MB.
+2. Update after one session grows by 1 MB (target: at most 0.2 s; best of `--runs`, a different session
+   each time), vs `load_recs` of that 1 MB.
 3. A rare phrase: `find_sess` from the warm index vs `rg -l` over the tree (target: at least 10x faster); from a
    shell, `llmsurgery find` warm vs `rg -l` (target: no slower); the scan (`find --no-index`) vs `rg -l` (target: at
    most 3x).
@@ -135,16 +136,24 @@ def main():
     print(f'   index size {mb(st.bytes)} = {st.bytes/size:.2f}x the transcripts; peak memory building '
           f'{mb(built["rss"])} (target < 300 MB; a process that only imports llmsurgery: {mb(base_rss)})')
 
-    # 2. one session grows by 1 MB
-    p = sorted(files, key=lambda p: p.stat().st_size)[len(files)//2]
-    before = p.stat().st_size
-    grow(p, 1.0, where='/home/me/proj3/', day='2026-12-01')
+    # 2. one session grows by 1 MB: a different one (of median size) at each of the runs; the first and the best
+    by_size = sorted(files, key=lambda p: p.stat().st_size)
+    ups = []
+    for k in range(a.runs):
+        p = by_size[len(files)//2 + k]
+        before = p.stat().st_size
+        grow(p, 1.0, where='/home/me/proj3/', day='2026-12-01')
+        b = resource.getrusage(resource.RUSAGE_SELF)
+        t0 = time.perf_counter(); done = ix.update(); t_up = time.perf_counter() - t0
+        c = resource.getrusage(resource.RUSAGE_SELF)
+        ups.append((t_up, c.ru_utime - b.ru_utime + c.ru_stime - b.ru_stime, done.bytes))
     added = Path(tempfile.mktemp(dir=DATA, suffix='.jsonl'))
     with open(p, 'rb') as f: f.seek(before); added.write_bytes(f.read())
-    t0 = time.perf_counter(); done = ix.update(); t_up = time.perf_counter() - t0
     t_one, _ = timed(lambda: load_recs(added), a.runs)
     added.unlink()
-    print(f'2. update     {t_up:7.3f} s   after one session grew by {mb(done.bytes)} (target <= 0.2 s); '
+    t_up = min(u[0] for u in ups)
+    print(f'2. update     {t_up:7.3f} s   after one session grew by {mb(ups[0][2])} (target <= 0.2 s; best of '
+          f'{len(ups)} sessions grown in turn, the first {ups[0][0]:.3f} s; CPU {min(u[1] for u in ups):.3f} s); '
           f'load_recs of those bytes {t_one:.3f} s: {t_up/t_one:.2f}x')
 
     # 3-5. questions: warm index vs the scan, and ripgrep

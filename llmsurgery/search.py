@@ -224,6 +224,7 @@ def find_sess(pat, # a regex (`(?i)` for any case)
     "Sessions of every project (or of `project`) whose records match regex `pat`, newest first, with their hits"
     rx, res = re.compile(pat), Matches()
     src = index.search_files(rx, project, since, agents, progress) if index is not None else None
+    labels = index if src is not None else None  # the index keeps each session's label: no need to read its head
     if src is None: src = _scanned(rx, project, since, agents, progress)
     for s, aid, p, cands in src:
         hs = None
@@ -233,8 +234,9 @@ def find_sess(pat, # a regex (`(?i)` for any case)
         m = res[-1] if res and res[-1].sid == s.sid else None
         if m is None:
             if limit and len(res) >= limit: break
-            info = sess_info(s.path)
-            m = SessMatch(sid=s.sid, project=s.project, path=s.path, mtime=s.active, label=info.label if info else '',
+            if (label := labels.label(s.path) if labels is not None else None) is None:
+                label = info.label if (info := sess_info(s.path)) else ''
+            m = SessMatch(sid=s.sid, project=s.project, path=s.path, mtime=s.active, label=label,
                           hits=SessHits(path=s.path, pat=rx.pattern), agent_hits={})
             res.append(m)
         if aid is None: m.hits = hs

@@ -96,3 +96,53 @@ def test_lone_surrogates_are_indexed(tmp_path, monkeypatch):
         assert got == want and want, (f.__name__, got, want)
     (d/f'{sid}.jsonl').write_text('\n'.join(lines).replace('"t1"', f'"t1 {cut}"') + '\n')  # an id too, however odd
     assert len(find_commands('echo')) == 1 and len(find_errors()) == 1  # the scan's needles hold the id
+
+def test_walk_reuses_a_listing_only_once_its_folder_settled(tmp_path):
+    "A folder's listing is reused while its stat holds, but not when it changed within `SETTLED` of being listed"
+    from llmsurgery.index import SETTLED
+    sid = '5e550000-0000-4000-8000-000000000002'
+    sub = tmp_path/'cfg'/'projects'/'-tmp-p'/sid/'subagents'
+    sub.mkdir(parents=True)
+    (sub.parent.parent/f'{sid}.jsonl').write_text('{}\n')
+    (sub/'agent-a1.jsonl').write_text('{}\n')
+    ix = ArchiveIndex(tmp_path/'cfg', tmp_path/'ix.sqlite')
+    walk, dirs = ix._walk()
+    assert str(sub/'agent-a1.jsonl') in walk and ix._walk(dirs)[0] == walk
+    (sub/'agent-a2.jsonl').write_text('{}\n')  # the folder's mtime moves: listed again
+    assert str(sub/'agent-a2.jsonl') in ix._walk(dirs)[0]
+    walk, dirs = ix._walk()
+    racy = {d: [k, t, [f for f in fs if f != 'agent-a2.jsonl'], s] for d, (k, t, fs, s) in dirs.items()}
+    assert str(sub/'agent-a2.jsonl') in ix._walk(racy)[0]  # listed just after it changed: not trusted
+    old = {d: [k, t + SETTLED + 1, fs, s] for d, (k, t, fs, s) in racy.items()}
+    assert str(sub/'agent-a2.jsonl') not in ix._walk(old)[0]  # settled: trusted (so it is what saves the listing)
+    (sub/'agent-a2.jsonl').write_text('{}\n{}\n')
+    assert ix.update().indexed == 3 and not ix.stale()
+    with open(sub/'agent-a1.jsonl', 'a') as f: f.write('{}\n')  # an append moves no folder's stat
+    assert ix.stale() and ix.update().indexed == 1 and not ix.stale()
+
+def test_label_kept_in_the_index_follows_the_file(tmp_path, monkeypatch):
+    "`find_sess` from the index labels a session as the scan does, without reading it, also after it changed"
+    for k, d in dict(CLAUDE_CONFIG_DIR='cfg', XDG_CACHE_HOME='cache').items(): monkeypatch.setenv(k, str(tmp_path/d))
+    sid = '5e550000-0000-4000-8000-000000000003'
+    p = tmp_path/'cfg'/'projects'/'-tmp-l'/f'{sid}.jsonl'
+    p.parent.mkdir(parents=True)
+    p.write_text(f'{{"type":"user","uuid":"a","parentUuid":null,"sessionId":"{sid}","timestamp":"2026-11-30T10:00:00Z",'
+                 '"message":{"role":"user","content":"where is the walrus"}}\n')
+    ix = ArchiveIndex()
+    ix.update()
+    assert ix.label(p) == 'where is the walrus' and ix.label(tmp_path/'nowhere.jsonl') is None
+    with open(p, 'a') as f: f.write(f'{{"type":"custom-title","customTitle":"Walrus hunt","sessionId":"{sid}"}}\n')
+    got, want = ask(ix, find_sess, 'walrus')
+    assert got == want and got[0]['label'] == 'Walrus hunt' == ix.label(p)
+
+def test_what_another_updater_wrote_is_read_again(tmp_path):
+    "An index keeps what it read of `meta` only while no other connection wrote: it sees another process's update"
+    p = tmp_path/'cfg'/'projects'/'-tmp-m'/'5e550000-0000-4000-8000-000000000004.jsonl'
+    p.parent.mkdir(parents=True)
+    p.write_text('{}\n')
+    a, b = (ArchiveIndex(tmp_path/'cfg', tmp_path/'ix.sqlite') for _ in range(2))
+    a.update()
+    assert not b.stale()
+    with open(p, 'a') as f: f.write('{}\n')
+    assert b.stale() and a.update().indexed == 1
+    assert not b.stale() and b.update().indexed == 0  # a's walk and listings, read again
