@@ -516,6 +516,10 @@ def _load_past_bad(path) -> L:
                       'appended after the last good record', TranscriptWarning)
     return recs
 
+def _off_chain(r) -> bool:
+    "Does record `r` join no chain (a title, a tag: no uuid, not a chain type), so appending it reads nothing?"
+    return isinstance(r, dict) and r.get('type') not in CHAIN_TYPES and r.get('uuid') is None
+
 def append_sess(recs, # the records to add, in order
                 sid:str=None, # the session, as `sess_file` names it (default: the current one of `cwd`)
                 cwd=None, # the project directory for `.` and for ids
@@ -526,12 +530,14 @@ def append_sess(recs, # the records to add, in order
     fd = _open_locked(path)
     try:
         clean_tmp(path.parent)
-        old = _load_past_bad(path)
-        thread = sess_thread(old).written
-        if ts is None:
-            newest = max(filter(None, (parse_ts(r.get('timestamp')) for r in old)), default=None)
-            ts = max(_as_dt(None), newest + timedelta(milliseconds=1)) if newest else None
-        data = _dumps(_prep(recs, path.stem, ts, thread[-1]['uuid'] if thread else None, old))
+        if all(map(_off_chain, recs)): data = _dumps(_prep(recs, path.stem))  # nothing of the file is needed
+        else:
+            old = _load_past_bad(path)
+            thread = sess_thread(old).written
+            if ts is None:
+                newest = max(filter(None, (parse_ts(r.get('timestamp')) for r in old)), default=None)
+                ts = max(_as_dt(None), newest + timedelta(milliseconds=1)) if newest else None
+            data = _dumps(_prep(recs, path.stem, ts, thread[-1]['uuid'] if thread else None, old))
         _append(fd, path, _tail_ok(fd, path) + data)
     finally: os.close(fd)  # and so unlocks
     return path.stem

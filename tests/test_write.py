@@ -5,6 +5,7 @@ from hypothesis import given, settings, HealthCheck, strategies as st
 from llmsurgery.core import *
 from llmsurgery.sess import *
 from llmsurgery.thread import api_msgs, sess_thread, sent_msgs
+from llmsurgery.rec import rec_json
 from llmsurgery.write import *
 
 words = st.text(st.characters(codec='utf-8', exclude_categories=['Cs', 'Cc']), min_size=1, max_size=60)
@@ -114,3 +115,18 @@ def test_refusals_write_nothing(cfg):
         with pytest.raises(RecordError, match=r'record \d'): save_sess(recs, cwd=cfg)
     with pytest.raises(ValueError, match='Not a session id'): save_sess([good], sid='nope', cwd=cfg)
     assert not sess_dir(cfg).exists() or not list(sess_dir(cfg).iterdir())
+
+def test_appending_titles_and_tags_reads_nothing_of_the_session(cfg, monkeypatch):
+    "Records that join no chain are appended as they are, without reading the session (a 1 GB one, a damaged one)"
+    import llmsurgery.write as w
+    sid = save_sess(msgs2recs([{'role': 'user', 'content': 'hi'}, {'role': 'assistant', 'content': 'hello'}],
+                              cwd=str(cfg)), cwd=str(cfg))
+    p = sess_file(sid, str(cfg))
+    before = p.read_bytes()
+    def whole(*a, **kw): raise AssertionError('the session was read')
+    monkeypatch.setattr(w, '_load_past_bad', whole)
+    meta = [dict(type='custom-title', customTitle='Hi there', sessionId='x'), dict(type='tag', tag='kept')]
+    assert append_sess(meta, sid, cwd=str(cfg)) == sid
+    assert p.read_bytes() == before + b''.join(rec_json({**r, 'sessionId': sid}) + b'\n' for r in meta)
+    with pytest.raises(AssertionError, match='was read'):  # a record that chains still needs the leaf
+        append_sess([dict(type='user', uuid='u1', message=dict(role='user', content='more'))], sid, cwd=str(cfg))
