@@ -55,6 +55,7 @@ Modules:
 - `llmsurgery.show`: Aligned tables for people, plain data for programs, and one readable rendering of a conversation
 - `llmsurgery.skill`: Teach Claude Code, from inside any session, to answer questions about its own and other sessions with llmsurgery
 - `llmsurgery.thread`: Which records make up the conversation `claude --resume` rebuilds, and in what order, for each Claude Code version
+- `llmsurgery.util`: A field read as the type it should have, a file that may be gone, digests, a person's regular expression
 - `llmsurgery.view`: HTML that reads like a conversation viewer, and tables and charts, with every transcript string inert
 - `llmsurgery.write`: Build transcript records, write sessions Claude Code resumes, and curate real ones without breaking them"""
 

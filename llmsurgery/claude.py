@@ -18,20 +18,20 @@ Docs: https://llmsurgery.github.io/llmsurgery/claude.html.md"""
 
 # %% auto #0
 __all__ = ['FALLBACK_VERSION', 'api_message', 'sse_events', 'sse_body', 'LoopbackAPI', 'is_subagent', 'claude_bin', 'cli_version',
-           'claude_version', 'claude_env', 'ClaudeError', 'run_claude']
+           'claude_version', 'claude_env', 'run_claude']
 
 # %% ../nbs/06_claude.ipynb #7ffcb75d
 import os, re, json, base64, hashlib, shutil, functools, subprocess, threading, importlib.util
 from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
 from pathlib import Path
+from .core import *
+from .util import *
 from urllib.parse import urlsplit
 
 # %% ../nbs/06_claude.ipynb #a9374ae8
-def _digest(*parts) -> bytes: return hashlib.sha512(json.dumps(parts, sort_keys=True).encode()).digest()
-
 def _ident(prefix, *parts) -> str:
     "An id that looks like the API's (`msg_01...`, `toolu_01...`), derived from `parts`"
-    return f"{prefix}_01{re.sub('[^A-Za-z0-9]', '', base64.b64encode(_digest(*parts)).decode())[:22]}"
+    return f"{prefix}_01{re.sub('[^A-Za-z0-9]', '', base64.b64encode(json_digest(*parts)).decode())[:22]}"
 
 def _usage(req, blocks) -> dict:
     "Small, plausible token counts: about four characters a token"
@@ -174,7 +174,7 @@ def claude_bin() -> Path:
         p = Path(spec.origin).parent/'_bundled'/'claude'
         if p.exists(): return p
     if (p := shutil.which('claude')): return Path(p)
-    raise FileNotFoundError('No Claude Code CLI found: `pip install claude-agent-sdk` (it bundles one) '
+    raise NotFound('No Claude Code CLI found: `pip install claude-agent-sdk` (it bundles one) '
                             'or `npm install -g @anthropic-ai/claude-code`')
 
 def cli_version(bin=None, # a `claude` binary (default: `claude_bin()`)
@@ -182,7 +182,7 @@ def cli_version(bin=None, # a `claude` binary (default: `claude_bin()`)
     "The version of the Claude Code CLI at `bin`, e.g. '2.1.332'"
     out = subprocess.run([str(bin or claude_bin()), '--version'], capture_output=True, text=True, timeout=60).stdout
     m = re.search(r'\d+\.\d+\.\d+', out)
-    if not m: raise RuntimeError(f'Could not read a version from `claude --version`: {out!r}')
+    if not m: raise ClaudeError(f'Could not read a version from `claude --version`: {out!r}')
     return m.group()
 
 # %% ../nbs/06_claude.ipynb #5e7c3f02
@@ -208,9 +208,6 @@ def claude_env(cfg_dir, # the scratch `CLAUDE_CONFIG_DIR`
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC='1', IS_SANDBOX='1')
 
 # %% ../nbs/06_claude.ipynb #03c7385a
-class ClaudeError(RuntimeError):
-    "The Claude Code CLI failed or timed out"
-
 def run_claude(prompt:str, # the `-p` prompt (a slash command such as `/compact` works too)
                cwd, # the directory the CLI runs in; it decides the project folder
                cfg_dir, # the scratch `CLAUDE_CONFIG_DIR`

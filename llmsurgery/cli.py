@@ -23,7 +23,7 @@ __all__ = ['SESS_ARG', 'PAT_ARG', 'AGENTS_ARG', 'ROLES', 'FILTER_ARGS', 'NO_INDE
            'cmd_rename', 'cmd_tag', 'cmd_delete', 'cmd_restore', 'cmd_fork', 'cmd_move']
 
 # %% ../nbs/19_cli.ipynb #caeac8bc
-import os, sys, re, io, dis, json, argparse, time, shutil, warnings, traceback
+import os, sys, re, io, json, argparse, time, shutil, warnings, traceback
 from pathlib import Path
 from .core import *
 from .rec import *
@@ -78,7 +78,7 @@ NO_INDEX = opt('--no-index', action='store_true', help="scan the transcripts eve
 ALL_ARGS = [opt('--project', help='only projects whose folder name contains this'), *FILTER_ARGS[2:], NO_INDEX]
 
 # %% ../nbs/19_cli.ipynb #c40fc757
-class UsageError(ValueError): "A value the command line refuses (exit status 2), with the values it takes"
+class UsageError(InputError): "A value the command line refuses (exit status 2), with the parser that refused it"
 
 class _Parser(argparse.ArgumentParser):
     "An `ArgumentParser` whose errors `main` reports (as one JSON object with `--json`) instead of exiting"
@@ -116,27 +116,12 @@ def _warn_json(message, category, filename, lineno, file=None, line=None):
 def _err_msg(e) -> str:
     "What to say of error `e`, in one line"
     if isinstance(e, OSError) and e.strerror: return f'{e.strerror}: {e.filename}' if e.filename else e.strerror
-    if isinstance(e, KeyError) and e.args: return str(e.args[0])
     return str(e).replace('pass skip_bad=True to skip such lines', 'pass --skip-bad to skip such lines')
 
-def _ours(mod): return mod.startswith('llmsurgery') or mod == '__main__'  # __main__: this notebook, run as a test
-def _resume_errors() -> tuple:
-    "`ResumeError`, once a command has imported `llmsurgery.resume` (before that, no error can be one)"
-    return (m.ResumeError,) if (m := sys.modules.get('llmsurgery.resume')) else ()
-
-def _deliberate(e) -> bool:
-    "Was `e` raised on purpose, to say what is wrong (an error class of ours, or our own `raise`), not by a bug?"
-    if _ours(type(e).__module__) or isinstance(e, re.error): return True
-    tb = e.__traceback__
-    while tb is not None and tb.tb_next is not None: tb = tb.tb_next
-    if tb is None or not _ours(tb.tb_frame.f_globals.get('__name__', '')): return False
-    return tb.tb_frame.f_code.co_code[tb.tb_lasti] == dis.opmap['RAISE_VARARGS']  # not a subscript, call, ...
-
 def _err_status(e) -> tuple:
-    "What to say of error `e` and the exit status: 1 nothing found or a failure, 2 bad usage or input"
-    if isinstance(e, (FileNotFoundError, *_resume_errors())): return _err_msg(e), 1
-    if isinstance(e, (ValueError, LookupError, re.error)) and _deliberate(e): return _err_msg(e), 2
-    if isinstance(e, OSError): return _err_msg(e), 1
+    "What to say of error `e`, and the exit status: ours carry their own, the system's are failures, the rest bugs"
+    if isinstance(e, LLMSurgeryError): return _err_msg(e), e.status
+    if isinstance(e, OSError): return _err_msg(e), 1  # the machine said no: a permission, a full disk
     return f'internal error, {type(e).__name__}: {e} (LLMSURGERY_TRACEBACK=1 shows where)', 1
 
 def _run(args) -> int:
@@ -239,10 +224,10 @@ def _idx(s):
 def _span(recs, at, start, end):
     "`(first index, records)` of `recs` that `--at`, or `--from` and `--to`, pick (all of them when none is given)"
     if at is None and start is None and end is None: return None, recs
-    if at is not None and (start is not None or end is not None): raise ValueError('--at goes without --from or --to')
+    if at is not None and (start is not None or end is not None): raise InputError('--at goes without --from or --to')
     a, b = (at, at) if at is not None else (start or 0, len(recs) - 1 if end is None else end)
     if a >= len(recs) or b < a:
-        raise ValueError(f'no record {a}' + (f' to {b}' if b != a else '') +
+        raise InputError(f'no record {a}' + (f' to {b}' if b != a else '') +
                          f': the transcript holds {len(recs)} records (0 to {len(recs) - 1})')
     return a, recs[a:b+1]
 
@@ -542,7 +527,7 @@ def cmd_skill(a, # the parsed command line (`cli_parser`)
         print(skill_md())
         return 0
     try: p = install_skill(a.project) if a.action == 'install' else uninstall_skill(a.project)
-    except (FileExistsError, PermissionError) as e:
+    except (ExistsError, WriteError) as e:
         print(f'llmsurgery skill: {e}', file=sys.stderr)
         return 1
     if a.json: print(json.dumps({'action': a.action, 'path': str(p) if p else None}))
@@ -610,7 +595,7 @@ def cmd_tag(a, # the parsed command line (`cli_parser`)
            ):
     "Tag a session, as claude-agent-sdk's tag_session does (--clear removes it)"
     from llmsurgery.manage import tag_sess
-    if (a.tag is None) == (not a.clear): raise ValueError('give a TAG, or --clear')
+    if (a.tag is None) == (not a.clear): raise InputError('give a TAG, or --clear')
     sid = tag_sess(a.session, None if a.clear else a.tag)
     tag = open_sess(sid).tag
     print(json.dumps({'sid': sid, 'tag': tag}) if a.json else f'{sid}: {tag or "(no tag)"}')

@@ -17,6 +17,7 @@ __all__ = ['text_block', 'thinking_block', 'redacted_block', 'tool_use_block', '
 import json, base64, hashlib
 from fastcore.basics import patch
 from .claude import *
+from .util import json_digest
 
 # %% ../nbs/91_fakeapi.ipynb #6ffca8b2
 def text_block(s:str, # the text
@@ -24,17 +25,15 @@ def text_block(s:str, # the text
     "A text block"
     return {'type':'text', 'text':s}
 
-def _digest(*parts) -> bytes: return hashlib.sha512(json.dumps(parts, sort_keys=True).encode()).digest()
-
 def thinking_block(s:str, # the thinking text
                   ) -> dict:
     "A thinking block with a fake but deterministic `signature`"
-    return {'type':'thinking', 'thinking':s, 'signature':base64.b64encode(_digest('signature', s)).decode()}
+    return {'type':'thinking', 'thinking':s, 'signature':base64.b64encode(json_digest('signature', s)).decode()}
 
 def redacted_block(data:str='', # the opaque data (default: derived, so recordings repeat)
                   ) -> dict:
     "A redacted thinking block: opaque `data` instead of readable text"
-    return {'type':'redacted_thinking', 'data':data or base64.b64encode(_digest('redacted')).decode()}
+    return {'type':'redacted_thinking', 'data':data or base64.b64encode(json_digest('redacted')).decode()}
 
 def tool_use_block(name:str, # the tool, as the CLI names it: `Bash`, `Read`, `Agent`, ...
                    input:dict, # the tool's arguments

@@ -37,7 +37,7 @@ def fixture(name:str='qa', # a fixture's name (see `fixture_names`)
     "The folder of recorded fixture `name`: a miniature Claude Code config folder"
     p = fixtures_path()/name
     if not (p/'fixture.json').is_file():
-        raise FileNotFoundError(f"No fixture {name!r} in {p.parent} (record it: python -m llmsurgery.record {name})")
+        raise NotFound(f"No fixture {name!r} in {p.parent} (record it: python -m llmsurgery.record {name})")
     return p
 
 # %% ../nbs/90_fixtures.ipynb #9f0e1c0a
@@ -52,7 +52,7 @@ def fixture_sess(name:str='qa', # a fixture's name
     "Session number `i` of fixture `name`"
     sid = fixture_meta(name).sessions[i]
     p = next(fixture(name).glob(f'projects/*/{check_sid(sid)}.jsonl'), None)
-    if p is None: raise FileNotFoundError(f'Fixture {name!r} has no transcript for session {sid}')
+    if p is None: raise NotFound(f'Fixture {name!r} has no transcript for session {sid}')
     return Sess(p)
 
 # %% ../nbs/90_fixtures.ipynb #9f0e1c0d

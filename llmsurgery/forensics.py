@@ -31,6 +31,7 @@ from fastcore.basics import AttrDict, first, patch, listify
 from fastcore.foundation import L
 import orjson
 from .core import *
+from .util import *
 from .rec import *
 from .show import *
 from .sess import *
@@ -41,10 +42,6 @@ from .view import *
 def _main(s):
     "`(index, record)` of the conversation of `s` itself: its sidechains left out (a subagent's transcript is all one)"
     return ((i, r) for i, r in enumerate(s.recs) if s.agent or not r.get('isSidechain'))
-
-def _as_set(x): return set(listify(x)) or None
-def _str(v): return v if isinstance(v, str) else ''
-def _dict(v): return v if isinstance(v, dict) else {}
 
 # %% ../nbs/11_forensics.ipynb #e3de911c
 def sess_prompts(s=None, # a session, as `open_sess` takes it
@@ -66,12 +63,12 @@ def sess_replies(s=None, # a session, as `open_sess` takes it
         if r.get('type') != 'assistant' or msg_of(r).get('model') == '<synthetic>': continue  # the CLI's placeholders
         m = msg_of(r)
         o = out.setdefault(msg_key(r), AttrDict(idx=i, time=fmt_ts(r.get('timestamp')), msg_id=msg_id(r),
-                           model=_str(m.get('model')), text='', thinking='', tools=[], usage=_dict(m.get('usage'))))
+                           model=as_str(m.get('model')), text='', thinking='', tools=[], usage=as_dict(m.get('usage'))))
         for b in rec_blocks(r):
             t = b.get('type')
-            if t == 'text': o.text += ('\n' if o.text else '') + _str(b.get('text'))
-            elif t == 'thinking': o.thinking += ('\n' if o.thinking else '') + _str(b.get('thinking'))
-            elif t == 'tool_use': o.tools.append(_str(b.get('name')))
+            if t == 'text': o.text += ('\n' if o.text else '') + as_str(b.get('text'))
+            elif t == 'thinking': o.thinking += ('\n' if o.thinking else '') + as_str(b.get('thinking'))
+            elif t == 'tool_use': o.tools.append(as_str(b.get('name')))
         o.stop = m.get('stop_reason')
     cols = ['idx', 'time', 'model'] + (['thinking'] if thinking else []) + ['text', 'tools']
     rows = Rows(out.values(), cols=cols, title=f'Replies of {s.name}')
@@ -106,7 +103,7 @@ def join_calls(pairs, # `(index, record)` pairs of one transcript
         if t == 'assistant':
             for b in tool_uses(r):
                 if isinstance(tid := b.get('id'), str) and tid not in calls:
-                    calls[tid] = ToolCall(id=tid, name=_str(b.get('name')) or None, input=_dict(b.get('input')),
+                    calls[tid] = ToolCall(id=tid, name=as_str(b.get('name')) or None, input=as_dict(b.get('input')),
                         idx=i, time=fmt_ts(r.get('timestamp')), agent=agent or r.get('agentId'), result=None, data=None,
                         failed=False, result_idx=None, sid=r.get('sessionId'), screened=None)
         elif t == 'user':
@@ -134,7 +131,7 @@ def sess_tools(s=None, # a session, as `open_sess` takes it
                name=None, # only calls of this tool (or these tools)
               ) -> Rows:
     "Every tool call of session `s` (its subagents' too with `agents`) joined with its result; `name`: only these tools"
-    s, name = open_sess(s, cwd), _as_set(name)
+    s, name = open_sess(s, cwd), as_set(name)
     calls = join_calls(_main(s))
     if agents: calls += L(c for a in s.agents for c in join_calls(enumerate(s.agent_recs(a)), a))
     if name: calls = calls.filter(lambda c: c.name in name)
@@ -147,8 +144,8 @@ def tool_result(tool_id, # a `tool_use` id, or a unique start of it
     "The tool call with id `tool_id` (or a unique start of it) in session `s` or its subagents, with its result"
     calls = L(c for c in sess_tools(s, cwd, agents=True) if c.id.startswith(tool_id))
     if len(calls) == 1: return calls[0]
-    if not calls: raise KeyError(f'No tool call {tool_id!r} in session {open_sess(s, cwd).sid}')
-    raise KeyError(f'{tool_id!r} starts {len(calls)} tool call ids: ' + ', '.join(calls.attrgot('id')[:5]))
+    if not calls: raise NotFound(f'No tool call {tool_id!r} in session {open_sess(s, cwd).sid}')
+    raise InputError(f'{tool_id!r} starts {len(calls)} tool call ids: ' + ', '.join(calls.attrgot('id')[:5]))
 
 def tool_counts(s=None, # a session, as `open_sess` takes it
                 cwd=None, # the project directory for `.` and for ids
@@ -466,7 +463,7 @@ class Agent(AttrDict):
     def __repr__(self): return f'Agent({self.id}, {self.type}, {self.description!r}, {len(self.calls)} tool calls)'
 
 def _last_text(recs):
-    texts = (' '.join(_str(b.get('text')) for b in rec_blocks(r) if b.get('type') == 'text')
+    texts = (' '.join(as_str(b.get('text')) for b in rec_blocks(r) if b.get('type') == 'text')
              for r in reversed(recs) if r.get('type') == 'assistant')
     return first(t for t in texts if t.strip())
 
@@ -482,7 +479,7 @@ def _agent(aid, recs, source, call=None, meta=None, path=None):
                  calls=join_calls(enumerate(recs), aid), result=_last_text(recs) or (call.result if call else None),
                  status=(call.data or {}).get('status') if call and isinstance(call.data, dict) else None,
                  tool_use_id=call.id if call else meta.get('toolUseId'),
-                 model=_str(meta.get('model')) or first(usage.attrgot('model')),
+                 model=as_str(meta.get('model')) or first(usage.attrgot('model')),
                  ncalls=0, usage=usage, **{TOKENS_IN_OUT: usage.total.input + usage.total.output},
                  cost=usage.total.cost, source=source, path=path,
                  time=fmt_ts(first(r.get('timestamp') for r in recs if r.get('timestamp'))))
@@ -498,7 +495,7 @@ def _teammate(p):
     "The teammate who wrote agent transcript `p`: its own session's (`teammate_of`), or an in-process one's metadata"
     if mate := teammate_of(p): return mate
     m = agent_meta(p)
-    if m.get('taskKind') == 'in_process_teammate' and _str(m.get('teamName')) and _str(m.get('name')):
+    if m.get('taskKind') == 'in_process_teammate' and as_str(m.get('teamName')) and as_str(m.get('name')):
         return AttrDict(team=m.teamName, name=m.name, agent_id=f'{m.name}@{m.teamName}')
     return None
 
@@ -531,7 +528,7 @@ def _sess_agents(s, calls):
     side, notes = {}, {}
     for r in s.recs:  # one pass: sidechain records, and the notifications of the main conversation
         if r.get('isSidechain'):
-            if not s.agent: side.setdefault(_str(r.get('agentId')) or 'sidechain', []).append(r)
+            if not s.agent: side.setdefault(as_str(r.get('agentId')) or 'sidechain', []).append(r)
         elif t := _note_text(r): notes.update((m[1], m[2]) for m in _note_re.finditer(t))
     for aid, recs in side.items():
         if aid in s.agents: continue
@@ -697,8 +694,8 @@ def find_commands(pat, # a regex the command must match
                   index=None, # an `ArchiveIndex` to answer from, instead of scanning every transcript
                  ) -> Rows:
     "Shell commands, in every session, matching regex `pat`"
-    rx = re.compile(pat)
-    want = lambda c: c.name in ('Bash', 'PowerShell') and bool(rx.search(_str(c.input.get('command'))))
+    rx = user_re(pat)
+    want = lambda c: c.name in ('Bash', 'PowerShell') and bool(rx.search(as_str(c.input.get('command'))))
     nds = needles_of(rx) or [Needle('Bash')]
     rows = find_calls(want, nds, project, since, until, progress, f'Commands matching {rx.pattern}', index,
                       names={'Bash', 'PowerShell'}, command=rx)
@@ -718,7 +715,7 @@ def find_errors(tool=None, # only calls of this tool (or these tools)
                 index=None, # an `ArchiveIndex` to answer from, instead of scanning every transcript
                ) -> Rows:
     "Failed tool calls in every session (only of `tool`s when given), with the error"
-    tool = _as_set(tool)
+    tool = as_set(tool)
     want = lambda c: c.failed and (not tool or c.name in tool)
     rows = find_calls(want, _ERR_NEEDLES, project, since, until, progress, 'Failed tool calls', index,
                       names=tool, failed=True)
@@ -736,14 +733,14 @@ def find_result(tool_id:str, # a `tool_use` id, or a unique start of it
                 index=None, # an `ArchiveIndex` to answer from, instead of scanning every transcript
                ) -> ToolCall:
     "The tool call `tool_id` (or the one whose id starts so) in any session or subagent, with its result"
-    if not isinstance(tool_id, str) or not tool_id.strip(): raise ValueError(f'Not a tool call id: {tool_id!r}')
+    if not isinstance(tool_id, str) or not tool_id.strip(): raise InputError(f'Not a tool call id: {tool_id!r}')
     tool_id = tool_id.strip()  # as pasted from a table, with a space or a newline around it
     calls = find_calls(lambda c: c.id.startswith(tool_id), [Needle(tool_id)], project, progress=progress,
                        index=index, tool_id=tool_id)
     by_id = {}
     for c in calls: by_id.setdefault(c.id, []).append(c)
-    if not by_id: raise KeyError(f'No tool call {tool_id!r} in any session under {projects_dir()}')
-    if len(by_id) > 1: raise KeyError(f'{tool_id!r} starts {len(by_id)} tool call ids: ' + ', '.join(list(by_id)[:5]))
+    if not by_id: raise NotFound(f'No tool call {tool_id!r} in any session under {projects_dir()}')
+    if len(by_id) > 1: raise InputError(f'{tool_id!r} starts {len(by_id)} tool call ids: ' + ', '.join(list(by_id)[:5]))
     cs = first(by_id.values())
     c = _original(cs)
     c.copies = sorted({o.sid for o in cs} - {c.sid})  # forks carry copies of their original's calls

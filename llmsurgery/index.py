@@ -19,9 +19,8 @@ Docs: https://llmsurgery.github.io/llmsurgery/archive.html.md"""
 
 # %% auto #0
 __all__ = ['INDEX_VERSION', 'SCHEMA', 'BLOCK', 'VERIFY_ALL', 'SAMPLES', 'ENV_FIELDS', 'SETTLED', 'CHUNK', 'CHECKPOINT',
-           'COMMON_CHARS', 'MAX_GRAMS', 'cache_dir', 'index_path', 'index_version', 'complete_block', 'block_sums',
-           'sums_match', 'wanted_lines', 'search_text', 'msg_env', 'transaction', 'IndexUnusable', 'ArchiveIndex',
-           'fts_query', 'read_recs']
+           'COMMON_CHARS', 'MAX_GRAMS', 'index_path', 'index_version', 'complete_block', 'block_sums', 'sums_match',
+           'wanted_lines', 'search_text', 'msg_env', 'transaction', 'ArchiveIndex', 'fts_query', 'read_recs']
 
 # %% ../nbs/14_archive.ipynb #aea82ffa
 import os, re, time, zlib, fcntl, random, hashlib, sqlite3, warnings
@@ -35,6 +34,7 @@ import orjson
 import fastllm
 from . import __version__
 from .core import *
+from .util import *
 from .rec import *
 from .show import *
 from .sess import *
@@ -45,17 +45,12 @@ from .forensics import (join_calls, is_failure, call_path, msg_cost, msg_sess, u
                                   recorded_cost, RECORDED, LIST, UNKNOWN)
 
 # %% ../nbs/14_archive.ipynb #9fce5941
-def cache_dir() -> Path:
-    "llmsurgery's cache folder: `$XDG_CACHE_HOME/llmsurgery`, else `~/.cache/llmsurgery` (read at each call)"
-    d = os.environ.get('XDG_CACHE_HOME')
-    return (Path(d).expanduser() if d else Path.home()/'.cache')/'llmsurgery'
-
 def index_path(cfg=None, # a Claude Code config folder (default: `claude_dir()`)
               ) -> Path:
     "The file of the index of config folder `cfg`, in `cache_dir()`"
     cfg, d = Path(os.path.realpath(Path(cfg or claude_dir()).expanduser())), cache_dir()
     if Path(os.path.realpath(d)).is_relative_to(cfg):
-        raise ValueError(f"llmsurgery's cache folder {d} is inside Claude Code's config folder {cfg}: "
+        raise InputError(f"llmsurgery's cache folder {d} is inside Claude Code's config folder {cfg}: "
                          "point XDG_CACHE_HOME somewhere else")
     return d/f'index-{hashlib.sha1(str(cfg).encode()).hexdigest()[:16]}.sqlite'
 
@@ -199,9 +194,6 @@ def transaction(con:sqlite3.Connection, # a connection opened by `_connect` (no 
         raise
     if con.in_transaction: con.execute('COMMIT')
 
-class IndexUnusable(OSError):
-    "The index's database cannot be read or written (a read-only or full disk, a folder in its place): scan instead"
-
 class ArchiveIndex:
     "The index of the archive of Claude Code's config folder `cfg`: an SQLite database in llmsurgery's cache folder"
     def __init__(self,
@@ -273,11 +265,6 @@ def con(self:ArchiveIndex) -> sqlite3.Connection:
     return self._con
 
 # %% ../nbs/14_archive.ipynb #de73ab82
-def _stat(p):
-    try: st = os.stat(p)
-    except OSError: return None
-    return [st.st_size, st.st_mtime_ns, st.st_ino]
-
 def _scan(d):
     try: return list(os.scandir(d))
     except OSError: return []
@@ -306,7 +293,7 @@ def _walk(self:ArchiveIndex, dirs=None) -> tuple:
         else: new[d] = [key, now, *_listing(d, level)]
         if level == 1: res[d] = [st.st_size, st.st_mtime_ns, st.st_ino]
         d += os.sep
-        for f in new[d[:-1]][2]: res[d + f] = _stat(d + f)
+        for f in new[d[:-1]][2]: res[d + f] = stat_key(d + f)
         for s in new[d[:-1]][3]: visit(d + s + os.sep + 'subagents' if level == 1 else d + s, min(level + 1, 2))
     visit(str(self.cfg/'projects'), 0)
     return res, new
@@ -338,10 +325,6 @@ def stale(self:ArchiveIndex) -> bool:
     return self._meta('walk') != self._walk(self._meta('dirs'))[0]
 
 # %% ../nbs/14_archive.ipynb #d365dacb
-def _mtime(p):
-    try: return os.path.getmtime(p)
-    except OSError: return 0.0
-
 @patch
 def _loop(self:ArchiveIndex) -> list:
     "`(sess, agent id, path)` for every transcript of the archive, older CLIs' Warmup agents too, as `transcripts`"
@@ -356,7 +339,7 @@ def _place(self:ArchiveIndex, loop):
     with transaction(con):
         for p in set(old) - now: self._wipe(old[p][-2], drop=True)
         for i, (s, aid, p) in enumerate(loop):
-            row = (s.project, s.sid, aid, str(s.path), int(aid in s.warmups), i, _mtime(p), s.active)
+            row = (s.project, s.sid, aid, str(s.path), int(aid in s.warmups), i, mtime_of(p), s.active)
             if str(p) not in old: con.execute('INSERT INTO files(project, sid, agent, parent, warmup, seq, mtime, '
                                               'active, path) VALUES (?,?,?,?,?,?,?,?,?)', (*row, str(p)))
             elif old[str(p)][:-2] != row: con.execute('UPDATE files SET project=?, sid=?, agent=?, parent=?, '
@@ -430,8 +413,6 @@ def _index_file(self:ArchiveIndex, fid, path, chunk=None, price=False) -> int:
 # %% ../nbs/14_archive.ipynb #c69bb485
 def _ints(con, sql, args=()): return con.execute(sql, args).fetchone()[0] or 0
 
-def _str(v): return v if isinstance(v, str) and v else None
-
 _LONE = re.compile('[\ud800-\udfff]')
 
 def _whole(o):
@@ -471,16 +452,16 @@ def _index_lines(self:ArchiveIndex, buf, fid, start, envs=None) -> int:
             lno, off = nlines + lno, start + off
             if (r := parse_rec(line)) is None: continue
             if b'\\ud' in line or b'\\uD' in line: r = Rec(_whole(r))  # text cut mid-emoji
-            t, n, ts = r.get('type'), len(line), _str(r.get('timestamp'))
+            t, n, ts = r.get('type'), len(line), opt_str(r.get('timestamp'))
             if ts: first_ts, last_ts = min(first_ts or ts, ts), max(last_ts or ts, ts)
-            cwd, version = cwd or _str(r.get('cwd')), _str(r.get('version')) or version
-            branch = _str(r.get('gitBranch')) or branch
-            if t == 'custom-title': ctitle = _str(r.get('customTitle')) or ctitle
-            elif t == 'ai-title': atitle = _str(r.get('aiTitle')) or atitle
+            cwd, version = cwd or opt_str(r.get('cwd')), opt_str(r.get('version')) or version
+            branch = opt_str(r.get('gitBranch')) or branch
+            if t == 'custom-title': ctitle = opt_str(r.get('customTitle')) or ctitle
+            elif t == 'ai-title': atitle = opt_str(r.get('aiTitle')) or atitle
             if t not in ('user', 'assistant', 'system'): continue
             ids['recs'] += 1
             text = search_text(r)
-            recs.append((ids['recs'], fid, lno, off, n, _str(r.get('uuid')), rec_role(r), ts,
+            recs.append((ids['recs'], fid, lno, off, n, opt_str(r.get('uuid')), rec_role(r), ts,
                          int(not r.get('isSidechain') and bool(prompt_text(r))), text))
             if text: fts.append((ids['recs'], text))
             if t == 'assistant':
@@ -489,12 +470,12 @@ def _index_lines(self:ArchiveIndex, buf, fid, start, envs=None) -> int:
                     ids['calls'] += 1
                     inp = b.get('input') if isinstance(b.get('input'), dict) else {}
                     cmd = inp.get('command') if isinstance(inp, dict) else None
-                    calls[tid] = [ids['calls'], fid, tid, _str(b.get('name')), orjson.dumps(inp).decode(),
+                    calls[tid] = [ids['calls'], fid, tid, opt_str(b.get('name')), orjson.dumps(inp).decode(),
                                   call_path(AttrDict(input=inp)), cmd if isinstance(cmd, str) else None,
                                   lno, off, n, ts, 0, None, None, None, None]
                     known[tid] = [ids['calls'], False]
                 ids['msgs'] += 1
-                env, model = msg_env(r), _str(msg_of(r).get('model'))
+                env, model = msg_env(r), opt_str(msg_of(r).get('model'))
                 msgs.append((ids['msgs'], fid, lno, off, n, _key(r), ts, model, orjson.dumps(env)))
                 if envs is not None: envs.append(Rec(env))
             elif t == 'user':
@@ -583,7 +564,7 @@ def _grown(self:ArchiveIndex, walk, last) -> dict | None:
     files = {r[0]: r for r in con.execute('SELECT path, id, parent, agent, warmup, seq, mtime, active FROM files')}
     flat = {os.path.dirname(p) for p in walk if 'agent-' in p and _flat_agent(p)}  # the test first: it is cheap
     if any(p not in files or not walk[p][0] or os.path.dirname(files[p][2]) in flat for p in changed): return None
-    mtime = {p: r[6] for p, r in files.items()} | {p: _mtime(p) for p in changed}
+    mtime = {p: r[6] for p, r in files.items()} | {p: mtime_of(p) for p in changed}
     active = {}
     for p, fid, parent, aid, warm, *_ in files.values():
         if not warm: active[parent] = max(active.get(parent, 0.0), mtime[p])

@@ -254,13 +254,13 @@ def parse_when(s:str, # `2026-11-30`, an ISO time, `7d`/`2h`/`30m`/`90s`/`2w` ag
     if t in ('today', 'yesterday'): day = now.date() - timedelta(days=t == 'yesterday')
     elif re.fullmatch(r'\d{4}-\d{2}-\d{2}', t):
         try: day = datetime.strptime(t, '%Y-%m-%d').date()
-        except ValueError: raise ValueError(f'Not a date: {s!r}') from None
+        except ValueError: raise InputError(f'Not a date: {s!r}') from None
     if day is not None:
         d = datetime(day.year, day.month, day.day).astimezone()
         return d + timedelta(days=1, microseconds=-1000) if end else d
     try: d = datetime.fromisoformat(t.upper().replace('Z', '+00:00'))
     except ValueError:
-        raise ValueError(f"Not a time: {s!r} (try 2026-11-30, 2026-11-30T14:00, 7d, 2h, today or yesterday)") from None
+        raise InputError(f"Not a time: {s!r} (try 2026-11-30, 2026-11-30T14:00, 7d, 2h, today or yesterday)") from None
     return d if d.tzinfo else d.astimezone()
 
 def local_day(ts, # a record's timestamp (ISO, UTC)

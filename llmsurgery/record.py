@@ -35,6 +35,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from fastcore.basics import patch
 from fastcore.script import call_parse
+from .core import ClaudeError, InputError
 from .claude import run_claude, claude_bin, cli_version, is_subagent
 from .fakeapi import *
 from .fixtures import fixture, fixtures_path, fixture_names
@@ -70,7 +71,7 @@ def run(self:Recording, prompt:str, # the prompt the CLI is run with
                      bin=self.bin, **kw)
     made = len([q for q in self.api.reqs[n:] if not is_warmup(q)])
     if made != len(turns) or self.api.turns:
-        raise RuntimeError(f'{self.name}: the CLI made {made} requests for {len(turns)} scripted turns on {prompt!r}')
+        raise ClaudeError(f'{self.name}: the CLI made {made} requests for {len(turns)} scripted turns on {prompt!r}')
     self.runs.append({'prompt':prompt, **{k:v for k,v in kw.items() if v}, 'session_id':res['session_id'],
                       'requests':list(range(n, len(self.api.reqs))), **({'lines':lines} if lines is not None else {})})
     return res['session_id']
@@ -148,7 +149,7 @@ def record(name:str, # a scenario in `scenarios`
     bin = Path(bin or scenario_bin(name))
     version = cli_version(bin)
     if cli and version != cli:
-        raise ValueError(f'Scenario {name!r} is recorded with Claude Code {cli}, not {version} ({bin})')
+        raise InputError(f'Scenario {name!r} is recorded with Claude Code {cli}, not {version} ({bin})')
     with _recording_lock(root, name):
         r = Recording(name, tools, root, bin=bin)
         with r.api: f(r)
@@ -235,7 +236,7 @@ def _subagent(r):
 
 # %% ../nbs/92_record.ipynb #350ddbd7
 def _summary(req):
-    if not is_compact(req): raise ValueError('expected the /compact summary request')
+    if not is_compact(req): raise InputError('expected the /compact summary request')
     return [text_block('<analysis>Two short exchanges.</analysis>\n<summary>1. The user asked for the capital of '
                  'France (Paris).\n2. The user ran `echo 42`, which printed 42.</summary>')]
 

@@ -556,7 +556,7 @@ def redact_key(key=None, # bytes or text; default: `$LLMSURGERY_REDACT_KEY`, els
 
 def key_path() -> Path:
     "Where this machine's redaction key lives: `$XDG_CONFIG_HOME/llmsurgery/redact.key` (default `~/.config/...`)"
-    return Path(os.environ.get('XDG_CONFIG_HOME') or Path.home()/'.config')/'llmsurgery'/'redact.key'
+    return own_dir('config')/'redact.key'
 
 def placeholder(kind:str, # the secret's kind, e.g. `github_token`
                 value:str, # the secret
@@ -1069,7 +1069,7 @@ def redact_sess(s=None, # the session, as `open_sess` takes it (default: the cur
         elif p.is_relative_to(s.path.parent/s.sid): out = proj/new/p.relative_to(s.path.parent/s.sid)
         else: out = proj/p.name  # a flat (older CLI) subagent file
         if role != 'history' and not _inside(out.parent if out.parent.exists() else proj, root/'projects'):
-            raise ValueError(f'{out} is outside {root/"projects"}: refusing to write there')
+            raise InputError(f'{out} is outside {root/"projects"}: refusing to write there')
         name = str(p.relative_to(s.path.parent)) if p.is_relative_to(s.path.parent) else f'file-history/{p.name}'
         data = _redact_file(red, p, name, datas.pop(p)).replace(s.sid.encode(), new.encode())
         atomic_write(out, data, replace=True)

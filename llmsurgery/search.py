@@ -21,6 +21,7 @@ from pathlib import Path
 from fastcore.basics import AttrDict, first, patch, listify
 from fastcore.foundation import L
 from .core import *
+from .util import *
 from .rec import *
 from .show import *
 from .sess import *
@@ -125,12 +126,10 @@ def _tool_names(path, recs, ids) -> dict:
     src = ((None, r) for r in recs) if recs is not None else scan_recs(path, [Needle(i) for i in ids], index=False)
     return {b['id']: b.get('name') for _, r in src for b in tool_uses(r) if b.get('id') in ids}
 
-def _as_set(x): return set(listify(x)) or None
-
 def _search_file(rx, path=None, recs=None, maxlen=160, role=None, tool=None, since=None, until=None, index=True,
                  cands=None):
     "Hits of `rx` in one transcript (records `recs`, `(index, record)` candidates `cands`, or the file at `path`)"
-    role, tool = _as_set(role), _as_set(tool)
+    role, tool = as_set(role), as_set(tool)
     if cands is None:
         cands = list(enumerate(recs)) if recs is not None else list(scan_recs(path, needles_of(rx), index=index))
     names = _tool_names(path, recs, {i for _, r in cands for i in tool_result_ids(r)}) if tool else None
@@ -152,7 +151,7 @@ def sess_search(pat, # a regex (`(?i)` for any case)
     "Records of one session whose readable text matches regex `pat`"
     if isinstance(sid, (list, tuple, L)): recs = sid
     if recs is None: path = Path(path) if path else sess_file(sid, cwd)
-    return _search_file(re.compile(pat), path, None if recs is None else L(recs), maxlen, role, tool, since, until)
+    return _search_file(user_re(pat), path, None if recs is None else L(recs), maxlen, role, tool, since, until)
 
 # %% ../nbs/10_search.ipynb #03a11c37
 @patch
@@ -222,7 +221,7 @@ def find_sess(pat, # a regex (`(?i)` for any case)
               index=None, # an `ArchiveIndex` to answer from, instead of scanning every transcript
              ) -> Matches:
     "Sessions of every project (or of `project`) whose records match regex `pat`, newest first, with their hits"
-    rx, res = re.compile(pat), Matches()
+    rx, res = user_re(pat), Matches()
     src = index.search_files(rx, project, since, agents, progress) if index is not None else None
     labels = index if src is not None else None  # the index keeps each session's label: no need to read its head
     if src is None: src = _scanned(rx, project, since, agents, progress)

@@ -11,9 +11,9 @@ Docs: https://llmsurgery.github.io/llmsurgery/sess.html.md"""
 
 # %% auto #0
 __all__ = ['SEARCH_CHUNK', 'SEARCH_OVERLAP', 'MIN_AGENT_PREFIX', 'transcripts_in', 'Sess', 'agent_id', 'found_in', 'teammate_of',
-           'agent_meta', 'ConfigError', 'archive_dir', 'cur_sess', 'ls_projects', 'agent_files_named', 'sess_file',
-           'open_sess', 'load_sess', 'agent_files', 'load_agents', 'agent_sess', 'sess_info', 'SessList', 'ls_sess',
-           'proj_dirs', 'sess_tree', 'written_since', 'transcripts']
+           'agent_meta', 'archive_dir', 'cur_sess', 'ls_projects', 'agent_files_named', 'sess_file', 'open_sess',
+           'load_sess', 'agent_files', 'load_agents', 'agent_sess', 'sess_info', 'SessList', 'ls_sess', 'proj_dirs',
+           'sess_tree', 'written_since', 'transcripts']
 
 # %% ../nbs/04_sess.ipynb #5c0e1c04
 import os, re, glob, time, functools, warnings, importlib.resources
@@ -23,6 +23,7 @@ from fastcore.basics import AttrDict, first, patch
 from fastcore.foundation import L
 import orjson
 from .core import *
+from .util import *
 from .rec import *
 from .show import *
 from .view import *
@@ -53,8 +54,6 @@ def _head_tail(path):
         tail = f.read(_HEAD) if st.st_size > _HEAD else b''
     return head, tail, st
 
-def _str(v): return v if isinstance(v, str) and v else None
-
 def _fork_of(recs, sid):
     "The session `recs` were forked from: `forkedFrom` (`/branch`), or `requestSessionId` (`--fork-session`)"
     for r in recs:
@@ -65,14 +64,14 @@ def _fork_of(recs, sid):
 def _info(hrecs, trecs, st=None) -> AttrDict:
     "What a listing shows of a transcript whose head holds records `hrecs` and tail `trecs`"
     recs = hrecs + trecs
-    def last(k, types=None): return first(v for r in reversed(recs) if (v := _str(r.get(k)))
+    def last(k, types=None): return first(v for r in reversed(recs) if (v := opt_str(r.get(k)))
                                           and (types is None or r.get('type') in types))
-    def earliest(k): return first(v for r in hrecs if (v := _str(r.get(k))))
+    def earliest(k): return first(v for r in hrecs if (v := opt_str(r.get(k))))
     return AttrDict(cwd=earliest('cwd'), branch=last('gitBranch'), started=earliest('timestamp'),
                     ended=last('timestamp'), fork_of=_fork_of(hrecs, earliest('sessionId')),
                     mtime=st.st_mtime if st else None, size=st.st_size if st else None,
                     title=last('customTitle', ('custom-title',)) or last('aiTitle', ('ai-title',)),
-                    tag=_str(first(r.get('tag') for r in reversed(recs) if r.get('type') == 'tag')),
+                    tag=opt_str(first(r.get('tag') for r in reversed(recs) if r.get('type') == 'tag')),
                     prompt=first(filter(None, map(prompt_text, hrecs))) or last('lastPrompt'))
 
 # %% ../nbs/04_sess.ipynb #5c0e1c0c
@@ -292,8 +291,8 @@ def _mate_in(head):
     for r in _lines(head):
         a = r.get('attachment') if r.get('type') == 'attachment' else None
         t = a if isinstance(a, dict) and a.get('type') == 'team_context' else r
-        team, name = _str(t.get('teamName')), _str(t.get('agentName'))
-        if team and name: return AttrDict(team=team, name=name, agent_id=_str(t.get('agentId')) or f'{name}@{team}')
+        team, name = opt_str(t.get('teamName')), opt_str(t.get('agentName'))
+        if team and name: return AttrDict(team=team, name=name, agent_id=opt_str(t.get('agentId')) or f'{name}@{team}')
     return None
 
 def _team_config(team):
@@ -336,8 +335,6 @@ def agent_meta(path, # a subagent transcript
     return AttrDict(d if isinstance(d, dict) else {})
 
 # %% ../nbs/04_sess.ipynb #5c0e1c1a
-class ConfigError(ValueError): "`$CLAUDE_CONFIG_DIR` names a folder that is not there"
-
 def archive_dir() -> Path:
     "`projects_dir()`, once a `$CLAUDE_CONFIG_DIR` that is set is known to name a folder (else `ConfigError`)"
     d = os.environ.get('CLAUDE_CONFIG_DIR')
@@ -346,10 +343,6 @@ def archive_dir() -> Path:
         raise ConfigError(f'CLAUDE_CONFIG_DIR={d} {what}: point it at a Claude Code config folder (or unset it '
                           'for ~/.claude)')
     return projects_dir()
-
-def _mtime(p):
-    try: return p.stat().st_mtime
-    except OSError: return 0
 
 def _sample(sid):
     "The transcript of the sample session shipped with llmsurgery, when `sid` is its id"
@@ -370,19 +363,19 @@ def cur_sess(cwd=None, # a project directory (default: the current directory, an
     env = os.environ.get('CLAUDE_CODE_SESSION_ID')
     env = env if is_sid(env) else None
     if env and (p := _find_id(env, cwd)) and (cwd is None or p.parent == sess_dir(cwd)): return env
-    if fs := transcripts_in(sess_dir(cwd)): return max(fs, key=_mtime).stem
+    if fs := transcripts_in(sess_dir(cwd)): return max(fs, key=mtime_of).stem
     if env: return env
-    raise FileNotFoundError(f"No Claude Code session for {resolve_cwd(cwd)}: {sess_dir(cwd)} holds no transcript")
+    raise NotFound(f"No Claude Code session for {resolve_cwd(cwd)}: {sess_dir(cwd)} holds no transcript")
 
 # %% ../nbs/04_sess.ipynb #5c0e1c1b
 def ls_projects() -> L:
     "Every project folder under the config folder, newest activity first"
     d = archive_dir()
-    return L(sorted((p for p in d.iterdir() if p.is_dir()), key=_mtime, reverse=True)) if d.is_dir() else L()
+    return L(sorted((p for p in d.iterdir() if p.is_dir()), key=mtime_of, reverse=True)) if d.is_dir() else L()
 
 def _by_id(sid, cwd):
     if p := _find_id(sid, cwd): return p
-    raise FileNotFoundError(f"No transcript for session {sid} under {projects_dir()}")
+    raise NotFound(f"No transcript for session {sid} under {projects_dir()}")
 
 def _title(path):
     "The title of the session at `path`, in lower case ('' when it has none or cannot be read)"
@@ -426,31 +419,31 @@ def _by_name(name):
     ags = agent_files_named(name)
     if len(ids) + len(ags) == 1: return first(f for f in fs if f.stem == ids[0]) if ids else first(ags.values())
     if ids and ags:
-        raise ValueError(f'{name!r} is the start of {len(ids)} session ids ({_id_list(ids)}) and '
+        raise InputError(f'{name!r} is the start of {len(ids)} session ids ({_id_list(ids)}) and '
                          f'{len(ags)} agent ids ({_id_list(list(ags), 40)})')
-    if ids: raise ValueError(f'{name!r} is the start of {len(ids)} session ids: {_id_list(ids)}')
-    if ags: raise ValueError(f'{name!r} is the start of {len(ags)} agent ids: {_id_list(list(ags), 40)}')
+    if ids: raise InputError(f'{name!r} is the start of {len(ids)} session ids: {_id_list(ids)}')
+    if ags: raise InputError(f'{name!r} is the start of {len(ags)} agent ids: {_id_list(list(ags), 40)}')
     titles = {f: _title(f) for f in fs}
     ms = fs.filter(lambda f: titles[f] == name.lower()) or fs.filter(lambda f: name.lower() in titles[f])
     if len(ms) == 1: return ms[0]
-    if ms: raise ValueError(f'{len(ms)} sessions are titled like {name!r}: ' + ', '.join(f.stem[:13] for f in ms[:5]))
-    raise FileNotFoundError(f'No session or agent with id, id prefix or title {name!r} under {projects_dir()}')
+    if ms: raise InputError(f'{len(ms)} sessions are titled like {name!r}: ' + ', '.join(f.stem[:13] for f in ms[:5]))
+    raise NotFound(f'No session or agent with id, id prefix or title {name!r} under {projects_dir()}')
 
 def sess_file(s=None, # a session: id, unique id prefix, title, agent id, transcript path, `.` or None: the current one
               cwd=None, # the project directory for `.` and for ids (default: the current one)
              ) -> Path:
     "The transcript of session `s`"
     if isinstance(s, Sess):
-        if s.path is None: raise ValueError('this session is records in memory, with no transcript file')
+        if s.path is None: raise InputError('this session is records in memory, with no transcript file')
         return s.path
     if s is None or s == '.': return _by_id(cur_sess(cwd), cwd)
     if not isinstance(s, (str, Path)):
-        raise TypeError(f'A session is named by a string or a path, not {type(s).__name__}')
+        raise ArgTypeError(f'A session is named by a string or a path, not {type(s).__name__}')
     if _is_path(s):
         p = Path(s).expanduser()
         if p.is_file(): return _check_transcript(p)
-        raise FileNotFoundError(f'No transcript at {p}')
-    if not s: raise ValueError('An empty session name')
+        raise NotFound(f'No transcript at {p}')
+    if not s: raise InputError('An empty session name')
     return _by_id(s.lower(), cwd) if is_sid(s.lower()) else _by_name(s)
 
 def open_sess(s=None, # a session as `sess_file` names it, a `Sess`, or its records already loaded
@@ -495,8 +488,8 @@ def agent_sess(aid:str, # a subagent's id (as `agents` prints it), or a unique s
     side = s.recs.filter(lambda r: r.get('isSidechain') and str(r.get('agentId') or '').startswith(aid))
     if not ids and len(found := set(side.attrgot('agentId'))) == 1: return Sess(recs=side)
     if ids := ids or sorted(found):
-        raise ValueError(f'{aid!r} is the start of {len(ids)} agent ids of {s.sid}: {_id_list(ids, 40)}')
-    raise FileNotFoundError(f'Session {s.sid} has no subagent {aid!r}; its subagents: {_id_list(list(s.agents), 40)}'
+        raise InputError(f'{aid!r} is the start of {len(ids)} agent ids of {s.sid}: {_id_list(ids, 40)}')
+    raise NotFound(f'Session {s.sid} has no subagent {aid!r}; its subagents: {_id_list(list(s.agents), 40)}'
                             if s.agents else f'Session {s.sid} has no subagents')
 
 # %% ../nbs/04_sess.ipynb #5c0e1c24
@@ -561,7 +554,7 @@ def sess_tree(project=None, # only projects whose folder name holds this, or the
             if p in leads: continue  # a teammate's own transcript: one of its lead's agents
             s = Sess(p)
             s._agents, s._warmups = _agents(p, flat, leads) if agents else ({}, {})
-            s.active = max(_mtime(f) for f in [p, *s.agents.values()])
+            s.active = max(mtime_of(f) for f in [p, *s.agents.values()])
             res.append(s)
     return L(sorted(res, key=lambda s: s.active, reverse=True))
 
@@ -583,5 +576,5 @@ def transcripts(project=None, # only projects whose folder name holds this, or t
              for a, p in [(None, s.path), *s.agents.items(), *(s.warmups.items() if warmups else ())]]
     for k, (s, a, p) in enumerate(files):
         if progress: progress(k, len(files))
-        if written_since(_mtime(p), since): yield s, a, p
+        if written_since(mtime_of(p), since): yield s, a, p
     if progress: progress(len(files), len(files))

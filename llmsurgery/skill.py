@@ -93,7 +93,7 @@ def skill_path(project=None, # None: the user's skills; True or a directory: tha
     "Where llmsurgery's `SKILL.md` goes"
     if project is None or project is False: return claude_dir()/'skills'/SKILL_NAME/'SKILL.md'
     d = Path(resolve_cwd(None if project is True else project))
-    if not d.is_dir(): raise FileNotFoundError(f'No project folder at {d}' + (': it is a file' if d.exists() else ''))
+    if not d.is_dir(): raise NotFound(f'No project folder at {d}' + (': it is a file' if d.exists() else ''))
     return d/'.claude'/'skills'/SKILL_NAME/'SKILL.md'
 
 def _ours(p): return p.is_file() and _MARK in p.read_text(errors='replace')
@@ -103,7 +103,7 @@ def install_skill(project=None, # None: for the user; True or a directory: for t
                  ) -> Path:
     "Write llmsurgery's skill where Claude Code finds it; returns its path"
     p = skill_path(project)
-    if p.exists() and not _ours(p): raise FileExistsError(f'{p} exists and was not written by llmsurgery; not replaced')
+    if p.exists() and not _ours(p): raise ExistsError(f'{p} exists and was not written by llmsurgery; not replaced')
     return atomic_write(p, skill_md(cmd).encode(), replace=True)
 
 def uninstall_skill(project=None, # None: the user's; True or a directory: that project's
@@ -111,7 +111,7 @@ def uninstall_skill(project=None, # None: the user's; True or a directory: that 
     "Remove llmsurgery's skill (only if llmsurgery wrote it); returns the path removed, or None when there was none"
     p = skill_path(project)
     if not p.exists(): return None
-    if not _ours(p): raise PermissionError(f'{p} was not written by llmsurgery; not removed')
+    if not _ours(p): raise WriteError(f'{p} was not written by llmsurgery; not removed')
     p.unlink()
     if not any(p.parent.iterdir()): p.parent.rmdir()
     return p

@@ -98,7 +98,7 @@ def cli_rules(cli=None, # a Claude Code version ('2.1.1'), a `CliRules`, or None
     "The resume rules of Claude Code version `cli`: those of the newest measured version at or below it"
     if isinstance(cli, CliRules): return cli
     if cli is None: return CLI_RULES[max(CLI_RULES, key=version_key)]
-    if not _VERSION.fullmatch(str(cli)): raise ValueError(f'{cli!r} is not a Claude Code version, such as 2.1.332')
+    if not _VERSION.fullmatch(str(cli)): raise InputError(f'{cli!r} is not a Claude Code version, such as 2.1.332')
     older = [v for v in CLI_RULES if version_key(v) <= version_key(cli)]
     return CLI_RULES[max(older, key=version_key)] if older else CLI_RULES[min(CLI_RULES, key=version_key)]
 
@@ -108,10 +108,10 @@ def check_cli(v:str, # a Claude Code version a person named
     "`v` if measured rules can stand for it; `ValueError` naming them if not; a warning when only the newest can"
     measured = sorted(CLI_RULES, key=version_key)
     known = f"measured rules exist for {', '.join(measured)}, and hold for the versions between them"
-    if not _VERSION.fullmatch(str(v)): raise ValueError(f'{v!r} is not a Claude Code version: {known}')
+    if not _VERSION.fullmatch(str(v)): raise InputError(f'{v!r} is not a Claude Code version: {known}')
     k, lo, hi = version_key(v), version_key(measured[0]), version_key(measured[-1])
     if not installed and (k < lo or k[:2] > hi[:2]):
-        raise ValueError(f'Claude Code {v} is not a known version: {known}')
+        raise InputError(f'Claude Code {v} is not a known version: {known}')
     if k > hi: warnings.warn(f'Claude Code {v} is newer than every measured version: predicting with the rules of '
                              f'{measured[-1]}, the newest')
     return v

@@ -12,9 +12,9 @@ Docs: https://llmsurgery.github.io/llmsurgery/write.html.md"""
 
 # %% auto #0
 __all__ = ['DEFAULT_MODEL', 'STALE_TMP', 'stable_uuid', 'canon', 'api_id', 'git_branch', 'est_toks', 'mk_rec', 'mk_tu', 'mk_tr',
-           'tool_turn', 'msgs2recs', 'RecordError', 'check_recs', 'WriteError', 'check_inside', 'clean_tmp',
-           'atomic_write', 'state_dir', 'note_written', 'is_own_write', 'write_own', 'save_sess', 'append_sess',
-           'open_tool_calls', 'strip_think', 'trunc_tools', 'reid_recs', 'title_recs', 'fork_sess']
+           'tool_turn', 'msgs2recs', 'check_recs', 'check_inside', 'clean_tmp', 'atomic_write', 'note_written',
+           'is_own_write', 'write_own', 'save_sess', 'append_sess', 'open_tool_calls', 'strip_think', 'trunc_tools',
+           'reid_recs', 'title_recs', 'fork_sess']
 
 # %% ../nbs/07_write.ipynb #6016995f
 import os, re, math, stat, time, uuid, fcntl, shutil, string, hashlib, tempfile, warnings
@@ -24,6 +24,7 @@ from fastcore.basics import first
 from fastcore.foundation import L
 import orjson
 from .core import *
+from .util import *
 from .rec import *
 from .sess import *
 from .thread import *
@@ -72,7 +73,7 @@ DEFAULT_MODEL = 'claude-sonnet-4-6'
 def _as_dt(ts) -> datetime:
     "`ts` (a datetime, an ISO string, or None for now) as an aware datetime"
     if ts is None: return datetime.now(timezone.utc)
-    if (t := parse_ts(ts)) is None: raise ValueError(f'Not a time: {ts!r}')
+    if (t := parse_ts(ts)) is None: raise InputError(f'Not a time: {ts!r}')
     return t
 
 def _content(role, content):
@@ -108,7 +109,7 @@ def mk_rec(role:str, # `user` or `assistant`
            **kwargs # further envelope fields, e.g. `isMeta=True` or `parentUuid=...`
           ) -> Rec:
     "One record shaped like those the installed Claude Code writes"
-    if role not in ('user', 'assistant'): raise ValueError(f"role must be 'user' or 'assistant', not {role!r}")
+    if role not in ('user', 'assistant'): raise InputError(f"role must be 'user' or 'assistant', not {role!r}")
     uid, cwd = uid or str(uuid.uuid4()), resolve_cwd(cwd)
     content = _content(role, content)
     msg = _api_message(uid, content, model, input_toks) if role == 'assistant' else {'role': 'user', 'content': content}
@@ -136,7 +137,7 @@ def mk_tr(tu:dict, # the call answered: a `tool_use` block, or a record holding 
     "The `tool_result` block answering call `tu` with `content`"
     if tu.get('type') != 'tool_use':
         if len(calls := tool_uses(tu)) != 1:
-            raise ValueError(f"record {tu.get('uuid')} holds {len(calls)} tool calls; mk_tr answers exactly one")
+            raise InputError(f"record {tu.get('uuid')} holds {len(calls)} tool calls; mk_tr answers exactly one")
         tu = calls[0]
     out = {'type': 'tool_result', 'tool_use_id': tu['id'], 'content': content}
     return out | {'is_error': True} if is_error else out
@@ -171,11 +172,11 @@ def _norm_msg(m, i):
     "Role and content blocks of message number `i`, checked"
     if hasattr(m, 'model_dump'): m = m.model_dump(exclude_none=True)  # an SDK message object
     if not isinstance(m, dict) or m.get('role') not in ('user', 'assistant'):
-        raise ValueError(f"message {i}: not a dict with role 'user' or 'assistant': {str(m)[:80]!r}")
+        raise InputError(f"message {i}: not a dict with role 'user' or 'assistant': {str(m)[:80]!r}")
     c = m.get('content')
     if isinstance(c, str): c = [{'type': 'text', 'text': c}]
     if not isinstance(c, list) or not all(isinstance(b, dict) and isinstance(b.get('type'), str) for b in c):
-        raise ValueError(f"message {i}: content must be a string or a list of blocks with a `type`")
+        raise InputError(f"message {i}: content must be a string or a list of blocks with a `type`")
     return m['role'], [{k: v for k, v in b.items() if k != 'cache_control'} for b in c]
 
 def msgs2recs(msgs:list, # Anthropic-style messages: dicts with `role` and `content`
@@ -211,7 +212,7 @@ def msgs2recs(msgs:list, # Anthropic-style messages: dicts with `role` and `cont
         for b in results:
             if not b.get('tool_use_id'):
                 if not pending:
-                    raise ValueError(f'message {i}: a tool_result without tool_use_id, and no call to answer')
+                    raise InputError(f'message {i}: a tool_result without tool_use_id, and no call to answer')
                 b = {'tool_use_id': pending[0], **b}
             if b['tool_use_id'] in pending: pending.remove(b['tool_use_id'])
             par = calls.get(b['tool_use_id'])
@@ -224,13 +225,6 @@ def msgs2recs(msgs:list, # Anthropic-style messages: dicts with `role` and `cont
     return L(recs)
 
 # %% ../nbs/07_write.ipynb #1e6d7791
-class RecordError(ValueError):
-    "A record a writer refuses, named by its position in the batch and its uuid"
-    def __init__(self, idx, rec, msg):
-        self.idx, self.uuid = idx, rec.get('uuid') if isinstance(rec, dict) else None
-        what = rec.get('type', 'no type') if isinstance(rec, dict) else type(rec).__name__
-        super().__init__(f"record {idx} ({what}{', uuid ' + str(self.uuid) if self.uuid else ''}): {msg}")
-
 def _nonfinite(o, path=''):
     "Where in `o` a float is NaN or infinite (a path like `message.usage.input_tokens`), or None"
     if isinstance(o, float): return None if math.isfinite(o) else path or 'the record'
@@ -317,9 +311,6 @@ def _fsync_dir(d):
         finally: os.close(fd)
     except OSError: pass  # not every file system lets a folder be synced
 
-class WriteError(RuntimeError):
-    "A write refused to keep a session whole, or to keep it inside the config folder"
-
 def check_inside(path, # a file a session writer is about to write
                 ) -> Path:
     "`path` if writing it stays inside `projects_dir()` (its folder resolves there, no symlink), else `WriteError`"
@@ -373,10 +364,10 @@ def atomic_write(path, # the file to write
             else:
                 try: os.link(tmp, path)  # unlike rename, refuses to clobber a file that appeared meanwhile
                 except FileExistsError:
-                    raise FileExistsError(f'{path} exists; pass replace=True to replace it') from None
+                    raise ExistsError(f'{path} exists; pass replace=True to replace it') from None
                 except OSError:  # no hard links on this file system
                     if path.exists():
-                        raise FileExistsError(f'{path} exists; pass replace=True to replace it') from None
+                        raise ExistsError(f'{path} exists; pass replace=True to replace it') from None
                     os.replace(tmp, path)
         finally:
             if os.path.exists(tmp): os.unlink(tmp)
@@ -406,21 +397,14 @@ def _open_locked(path) -> int:
             raise
         os.close(fd)  # the file was replaced while we waited for the lock: lock the new one
 
-def state_dir() -> Path:
-    "llmsurgery's own state folder: `$XDG_STATE_HOME/llmsurgery`, else `~/.local/state/llmsurgery` (read at each call)"
-    d = os.environ.get('XDG_STATE_HOME')
-    return (Path(d).expanduser() if d else Path.home()/'.local'/'state')/'llmsurgery'
-
 def _ledger(path) -> Path:
     return state_dir()/'written'/(hashlib.sha1(os.path.realpath(path).encode()).hexdigest()[:24] + '.json')
-
-def _digest(data:bytes) -> str: return hashlib.blake2b(data, digest_size=20).hexdigest()
 
 def note_written(path, # a file llmsurgery is about to write
                  data:bytes, # what it will hold
                 ):
     "Remember (in `state_dir()`) that llmsurgery wrote `data` to `path`, for `is_own_write`; warns if it cannot"
-    p, entry = _ledger(path), dict(path=os.path.realpath(path), size=len(data), digest=_digest(data))
+    p, entry = _ledger(path), dict(path=os.path.realpath(path), size=len(data), digest=bytes_digest(data))
     try:
         old = [e for e in orjson.loads(p.read_bytes()) if e != entry] if p.exists() else []
         atomic_write(p, orjson.dumps((old + [entry])[-8:]), replace=True)  # the last few: a failed write keeps its own
@@ -436,7 +420,7 @@ def is_own_write(path, # a file
         noted = orjson.loads(_ledger(path).read_bytes())
     except (OSError, ValueError): return False
     return isinstance(noted, list) and any(isinstance(e, dict) and e.get('size') == len(data)
-                                           and e.get('digest') == _digest(data) for e in noted)
+                                           and e.get('digest') == bytes_digest(data) for e in noted)
 
 def write_own(path, # the file to write
               data:bytes, # its whole content
@@ -446,9 +430,9 @@ def write_own(path, # the file to write
     "Write `data` to `path` atomically if it is new or holds what llmsurgery last wrote there (`force`: any file)"
     path = Path(path)
     if path.is_symlink() or path.exists() and not path.is_file():
-        raise FileExistsError(f'{path} is not a regular file: refusing to replace it')
+        raise ExistsError(f'{path} is not a regular file: refusing to replace it')
     if path.exists() and not _same(path, data) and not force and not is_own_write(path):
-        raise FileExistsError(refuse or f'{path} exists and is not what llmsurgery last wrote there: '
+        raise ExistsError(refuse or f'{path} exists and is not what llmsurgery last wrote there: '
                               'refusing to replace it')
     note_written(path, data)
     return path if _same(path, data) else atomic_write(path, data, replace=path.exists())
@@ -462,7 +446,7 @@ def _write_sess(path, recs, ts=None, replace=False):
         return atomic_write(path, data, replace is True)
     if not replace:
         if _same(path, data): return path  # the same session written again: nothing to do
-        raise FileExistsError(f'Session {path.stem} exists ({path}); pass replace=True to replace it')
+        raise ExistsError(f'Session {path.stem} exists ({path}); pass replace=True to replace it')
     fd = _open_locked(path)  # our appenders wait, then append to the new file (`_open_locked` sees it replaced)
     try:
         if replace == 'own':
@@ -609,7 +593,7 @@ def trunc_tools(recs, # transcript records
                 mx:int=2000, # the longest a string may stay, in characters
                ) -> L:
     "Copies of `recs` with every string in tool inputs and results cut to `mx` characters, each cut marked"
-    if mx < 1: raise ValueError(f'mx must be a positive number of characters, not {mx}')
+    if mx < 1: raise InputError(f'mx must be a positive number of characters, not {mx}')
     out = L()
     for r in map(copy_rec, recs):
         c = msg_content(r)
@@ -679,7 +663,7 @@ def _fork_recs(recs, upto=None) -> L:
     "The records a fork keeps: every record on the chain (up to the one with uuid `upto`), and the last `last-prompt`"
     if upto is not None:
         k = first(i for i, r in enumerate(recs) if r.get('uuid') == upto and is_chain(r))
-        if k is None: raise ValueError(f'No record with uuid {upto} on the main chain of the session')
+        if k is None: raise InputError(f'No record with uuid {upto} on the main chain of the session')
         return L(r for r in recs[:k+1] if is_chain(r, sidechain=True))  # the last row is `upto`: resume ends there
     lp = first(r for r in reversed(recs) if r.get('type') == 'last-prompt')
     return L(r for r in recs if is_chain(r, sidechain=True) or r is lp)
@@ -693,8 +677,8 @@ def title_recs(title:str, # the session's new title
                sid:str, # the session it names
               ) -> list:
     "The records Claude Code's `/rename` appends: a `custom-title` and an `agent-name`, both holding `title`"
-    if not isinstance(title, str): raise TypeError(f'A title is a string, not {type(title).__name__}')
-    if not (t := title.strip()): raise ValueError('A title must not be empty')
+    if not isinstance(title, str): raise ArgTypeError(f'A title is a string, not {type(title).__name__}')
+    if not (t := title.strip()): raise InputError('A title must not be empty')
     return [dict(type='custom-title', customTitle=t, sessionId=sid),
             dict(type='agent-name', agentName=t, sessionId=sid)]
 

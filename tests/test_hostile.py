@@ -601,10 +601,10 @@ def test_15_ctrl_c_in_a_real_process(arc):
     out, err = p.communicate(timeout=30)
     assert p.returncode == 130 and len(err.strip().splitlines()) == 1, err
 
-@pytest.mark.parametrize('tid', ['nosuchid', 'toolu_'])
-def test_15_result_with_a_missing_or_ambiguous_id(arc, capsys, tid):
+@pytest.mark.parametrize('tid,status', [('nosuchid', 1), ('toolu_', 2)])  # nothing found: 1; ambiguous: bad usage, 2
+def test_15_result_with_a_missing_or_ambiguous_id(arc, capsys, tid, status):
     rc, out, err = run(capsys, 'result', tid, SID)
-    assert rc == 2 and len(err.strip().splitlines()) == 1 and 'Traceback' not in err
+    assert rc == status and len(err.strip().splitlines()) == 1 and 'Traceback' not in err
 
 @pytest.mark.parametrize('content', ['', '[]', '{"cells": 5}', '{"cells": [5]}', '{"cells": [{"cell_type": 3}]}',
                                      'nope', '{"cells": [{"cell_type": "code", "source": 5}]}', '\xff',
