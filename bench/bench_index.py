@@ -51,7 +51,7 @@ def child(cfg, cache, what, dest=None):
 os.environ.update(CLAUDE_CONFIG_DIR={str(cfg)!r}, XDG_CACHE_HOME={str(cache)!r})
 from llmsurgery.core import load_recs
 from llmsurgery.sess import transcripts
-from llmsurgery.index import ArchiveIndex
+from llmsurgery.archive_index import ArchiveIndex
 from llmsurgery.export import export_parquet
 files = [p for _, _, p in transcripts(warmups=True)] if {what!r} == 'load' else []
 t = time.perf_counter()
@@ -122,7 +122,7 @@ def main():
     from llmsurgery.core import load_recs
     from llmsurgery.search import find_sess
     from llmsurgery.forensics import find_edits, find_usage
-    from llmsurgery.index import ArchiveIndex
+    from llmsurgery.archive_index import ArchiveIndex
     cfg, cache, files, built, t_load = setup(a.mb, a.runs)
     base_rss = child(cfg, cache, 'import')['rss']  # before this process grows: a child starts with its parent's peak
     size = sum(p.stat().st_size for p in files)

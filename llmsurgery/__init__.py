@@ -30,31 +30,34 @@ exit status is 0 when something was found, 1 when nothing was, 2 on bad usage.
 
 Modules:
 
+- `llmsurgery.archive_index`: A warm index of the whole archive in SQLite: cross-session questions answered without reading every transcript again
 - `llmsurgery.claude`: Find the Claude Code CLI, give it a clean environment and a Messages API of our own on loopback, and run it
 - `llmsurgery.cli`: `llmsurgery ls`, `llmsurgery show` and friends: each command is one library call plus formatting
-- `llmsurgery.clis`: Fetch the Claude Code CLIs of earlier releases into a cache, so tests and recordings can run them side by side
+- `llmsurgery.cli_versions`: Fetch the Claude Code CLIs of earlier releases into a cache, so tests and recordings can run them side by side
 - `llmsurgery.convert`: Convert a Claude Code session to canonical chat messages and to a dialog notebook, and a dialog back to a session
 - `llmsurgery.core`: Find Claude Code's config folder and a project's folder of transcripts, and read a transcript record by record
 - `llmsurgery.dialog`: The two forms a conversation takes outside Claude Code: aidialog's notebook dialogs and canonical chat messages
 - `llmsurgery.drift`: The record types, subtypes and fields of an archive that llmsurgery does not know yet, by the version that wrote them
 - `llmsurgery.export`: The archive index's tables as Parquet files, partitioned by project and month, for DuckDB, Spark and the rest
 - `llmsurgery.fakeapi`: Script the model's side of a whole conversation, tool calls and subagents included, so the real CLI acts it out
+- `llmsurgery.files`: Atomic writes, locks, inside-checks, and the ledger of what llmsurgery wrote: the plumbing under every writer
 - `llmsurgery.fixtures`: The transcripts recorded from the real Claude Code CLI that ship with llmsurgery, and how to open them
 - `llmsurgery.forensics`: What was asked, what ran, what failed, which files were touched, what the subagents did, and what it cost
 - `llmsurgery.hist`: Read a dialog's replies back into canonical messages, write messages as a dialog, and walk a dialog as history
-- `llmsurgery.index`: A warm index of the whole archive in SQLite: cross-session questions answered without reading every transcript again
 - `llmsurgery.manage`: Rename, tag, delete, fork at a message, and move a project's sessions after its folder moved, as Claude Code would
 - `llmsurgery.page`: One self-contained HTML page of a session, for a bug report, a review or a post: its stats, then its conversation
 - `llmsurgery.rec`: A record's anatomy: its message, content blocks, text, tool calls and results, ids, copies, times and cuts
-- `llmsurgery.record`: Regenerate the sample transcripts the library is tested against by running the installed Claude Code CLI offline
+- `llmsurgery.recorder`: Regenerate the sample transcripts the library is tested against by running the installed Claude Code CLI offline
 - `llmsurgery.redact`: Find the secrets a session holds, put keyed placeholders in their place everywhere, and keep the session resumable
 - `llmsurgery.resume`: Resume a scratch copy of any session with the real Claude Code CLI, offline, and see the conversation it rebuilt
 - `llmsurgery.scan`: Find the lines of a transcript that may hold a phrase or match a regex, without parsing the rest: fast on archives
 - `llmsurgery.search`: Where a session said something: a regex over the readable text of every record, of one session or of the whole archive
+- `llmsurgery.sent`: The messages Claude Code sends for a thread when it resumes: joined, paired and repaired as each version does
 - `llmsurgery.sess`: Name a session as people do, open it once, list the sessions of a project or the whole archive, find its subagents
 - `llmsurgery.show`: Aligned tables for people, plain data for programs, and one readable rendering of a conversation
 - `llmsurgery.skill`: Teach Claude Code, from inside any session, to answer questions about its own and other sessions with llmsurgery
 - `llmsurgery.thread`: Which records make up the conversation `claude --resume` rebuilds, and in what order, for each Claude Code version
+- `llmsurgery.usage`: Tokens and dollars of every API message, counted once, at one price rule: a session, its subagents, the archive
 - `llmsurgery.util`: A field read as the type it should have, a file that may be gone, digests, a person's regular expression
 - `llmsurgery.view`: HTML that reads like a conversation viewer, and tables and charts, with every transcript string inert
 - `llmsurgery.write`: Build transcript records, write sessions Claude Code resumes, and curate real ones without breaking them"""
@@ -70,9 +73,9 @@ import importlib
 __version__ = "0.0.3"
 
 # What `from llmsurgery import *` brings: the library's modules, not the command line's nor the test rig's
-API_MODULES = ('core', 'rec', 'show', 'view', 'sess', 'thread', 'claude', 'write', 'resume', 'scan', 'search',
-               'forensics', 'drift', 'dialog', 'hist', 'convert', 'redact', 'index', 'export', 'page', 'manage',
-               'skill', 'fixtures')
+API_MODULES = ('core', 'rec', 'show', 'view', 'sess', 'thread', 'sent', 'claude', 'files', 'write', 'resume',
+               'scan', 'search', 'usage', 'forensics', 'drift', 'dialog', 'hist', 'convert', 'redact',
+               'archive_index', 'export', 'page', 'manage', 'skill', 'fixtures')
 
 def _home(name):
     "The API module that defines `name`, by the symbol table nbdev writes (no module is imported to find it)"

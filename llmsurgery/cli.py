@@ -285,7 +285,7 @@ def progress():
 def _index(a):
     "The archive index, when `llmsurgery index` built one for this config folder and `--no-index` was not given"
     if a.no_index: return None
-    from llmsurgery.index import ArchiveIndex
+    from llmsurgery.archive_index import ArchiveIndex
     try: ix = ArchiveIndex()
     except ValueError: return None  # the cache folder would be inside the config folder: there is no index there
     return ix if ix.exists() else None
@@ -421,7 +421,7 @@ def cmd_commands(a, # the parsed command line (`cli_parser`)
 def cmd_usage(a, # the parsed command line (`cli_parser`)
              ):
     "Tokens and cost of a session and its subagents by model (--by day|project|session|model: over all sessions)"
-    from llmsurgery.forensics import find_usage, sess_usage
+    from llmsurgery.usage import find_usage, sess_usage
     return find_usage(a.by, utc=a.utc, **_where(a)) if a.by else sess_usage(a.session, agents=not a.no_agents)
 
 # %% ../nbs/19_cli.ipynb #cc9c4ba1
@@ -432,7 +432,7 @@ def _mb(n): return f'{n/1e6:,.1f} MB'
 def cmd_index(a, # the parsed command line (`cli_parser`)
              ):
     "Build or update the index of every session, which find, errors/files/commands/usage across sessions then use"
-    from llmsurgery.index import ArchiveIndex
+    from llmsurgery.archive_index import ArchiveIndex
     ix = ArchiveIndex()
     if a.drop or a.rebuild: ix.drop()
     if a.drop: return emit(dict(dropped=str(ix.path)), True) if a.json else print(f'Deleted {ix.path}') or 0

@@ -23,7 +23,9 @@ from .core import *
 from .rec import *
 from .sess import *
 from .thread import *
-from .write import msgs2recs, save_sess, write_own, stable_uuid, canon, DEFAULT_MODEL
+from .sent import *
+from .files import write_own
+from .write import msgs2recs, save_sess, stable_uuid, canon, DEFAULT_MODEL
 from .dialog import *
 from .hist import *
 

@@ -23,7 +23,7 @@ from fastcore.basics import AttrDict
 from .core import *
 from .rec import *
 from .show import *
-from .index import ArchiveIndex
+from .archive_index import ArchiveIndex
 from .redact import Redactor, placeholder
 
 # %% ../nbs/15_export.ipynb #31ae3cdf

@@ -37,7 +37,7 @@ def fixture(name:str='qa', # a fixture's name (see `fixture_names`)
     "The folder of recorded fixture `name`: a miniature Claude Code config folder"
     p = fixtures_path()/name
     if not (p/'fixture.json').is_file():
-        raise NotFound(f"No fixture {name!r} in {p.parent} (record it: python -m llmsurgery.record {name})")
+        raise NotFound(f"No fixture {name!r} in {p.parent} (record it: python -m llmsurgery.recorder {name})")
     return p
 
 # %% ../nbs/90_fixtures.ipynb #9f0e1c0a

@@ -35,6 +35,7 @@ from .core import *
 from .rec import *
 from .show import *
 from .sess import *
+from .files import *
 from .write import *
 from .forensics import sess_prompts, sess_replies
 

@@ -33,9 +33,10 @@ from .show import *
 from .view import *
 from .sess import *
 from .thread import *
+from .usage import *
 from .forensics import *
 from .redact import Redactor
-from .write import write_own
+from .files import write_own
 
 # %% ../nbs/16_page.ipynb #896de54d
 def _agent_recs(s, a):

@@ -45,7 +45,8 @@ from .core import *
 from .rec import *
 from .show import Rows
 from .sess import *
-from .write import atomic_write, stable_uuid, canon
+from .files import atomic_write
+from .write import stable_uuid, canon
 
 # %% ../nbs/13_redact.ipynb #c46becfc
 class SecretRule:

@@ -29,6 +29,7 @@ from .core import *
 from .rec import *
 from .sess import *
 from .thread import *
+from .sent import *
 from .claude import LoopbackAPI, ClaudeError, run_claude, claude_bin, cli_version, claude_version, is_subagent
 
 # %% ../nbs/08_resume.ipynb #71bf6fb4

@@ -13,7 +13,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/sess.html.md"""
 __all__ = ['SEARCH_CHUNK', 'SEARCH_OVERLAP', 'MIN_AGENT_PREFIX', 'transcripts_in', 'Sess', 'agent_id', 'found_in', 'teammate_of',
            'agent_meta', 'archive_dir', 'cur_sess', 'ls_projects', 'agent_files_named', 'sess_file', 'open_sess',
            'load_sess', 'agent_files', 'load_agents', 'agent_sess', 'sess_info', 'SessList', 'ls_sess', 'proj_dirs',
-           'sess_tree', 'written_since', 'transcripts']
+           'sess_tree', 'written_since', 'transcripts', 'scan_transcripts']
 
 # %% ../nbs/04_sess.ipynb #5c0e1c04
 import os, re, glob, time, functools, warnings, importlib.resources
@@ -578,3 +578,15 @@ def transcripts(project=None, # only projects whose folder name holds this, or t
         if progress: progress(k, len(files))
         if written_since(mtime_of(p), since): yield s, a, p
     if progress: progress(len(files), len(files))
+
+def scan_transcripts(read, # `read(path, agent id)`: what to get of each transcript
+                     project=None, # only projects whose folder name holds this, or the project of this directory
+                     since=None, # skip files last written before this time (see `ts_bound`)
+                     progress=None, # called as `progress(done, total)` while the files are visited
+                     **kw, # as `transcripts` takes them: `agents`, `warmups`
+                    ):
+    "`(sess, agent id, read(path, agent id))` for every transcript; one that cannot be read gives `[]`, with a warning"
+    for t, aid, p in transcripts(project, since, progress=progress, **kw):
+        res = []
+        with skipping(p): res = read(p, aid)
+        yield t, aid, res

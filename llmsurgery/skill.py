@@ -22,7 +22,7 @@ __all__ = ['SKILL_NAME', 'llmsurgery_cmd', 'skill_md', 'skill_path', 'install_sk
 import os, re, sys, shlex, shutil
 from pathlib import Path
 from .core import *
-from .write import atomic_write
+from .files import atomic_write
 
 # %% ../nbs/18_skill.ipynb #18a00007
 SKILL_NAME = 'llmsurgery'

@@ -22,7 +22,7 @@ def test_star_import_gives_the_api():
     out = py("from llmsurgery import *\nimport llmsurgery.sess, llmsurgery.forensics, llmsurgery.page\n"
              "print(sess_thread.__module__, ls_sess is llmsurgery.sess.ls_sess, sess_usage.__module__, "
              "write_page.__module__, 'cmd_ls' in dir(), 'FakeAPI' in dir(), 'drift' in dir(), MAX_ROWS)")
-    assert out == 'llmsurgery.thread True llmsurgery.forensics llmsurgery.page False False False 200'
+    assert out == 'llmsurgery.thread True llmsurgery.usage llmsurgery.page False False False 200'
 
 def test_unknown_names_and_version():
     import llmsurgery

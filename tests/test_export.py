@@ -5,8 +5,9 @@ sys.path.insert(0, str(Path(__file__).parent.parent/'bench'))
 from benchlib import PHRASE, grow
 from llmsurgery.show import to_data
 from llmsurgery.search import find_sess
-from llmsurgery.forensics import find_edits, find_commands, find_errors, find_usage
-from llmsurgery.index import ArchiveIndex
+from llmsurgery.forensics import find_edits, find_commands, find_errors
+from llmsurgery.usage import find_usage
+from llmsurgery.archive_index import ArchiveIndex
 from llmsurgery.export import export_parquet, duck_export
 
 def ids(rows): return sorted((c.sid, c.id) for c in rows)

@@ -17,8 +17,10 @@ from llmsurgery.rec import *
 from llmsurgery.show import *
 from llmsurgery.sess import *
 from llmsurgery.thread import *
+from llmsurgery.sent import *
 from llmsurgery.search import *
 from llmsurgery.forensics import *
+from llmsurgery.usage import *
 from llmsurgery.convert import recs2chat, recs2dlg, ConvertError
 from llmsurgery.fixtures import fixture, fixture_names, fixture_meta, fixture_sess
 from llmsurgery import cli

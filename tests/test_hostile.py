@@ -15,6 +15,7 @@ from llmsurgery.sess import *
 from llmsurgery.thread import *
 from llmsurgery.search import *
 from llmsurgery.forensics import *
+from llmsurgery.usage import *
 from llmsurgery.write import *
 from llmsurgery.convert import recs2chat, recs2dlg, nb2sess, ConvertError
 from llmsurgery.fixtures import fixture, fixture_sess

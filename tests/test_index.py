@@ -8,8 +8,9 @@ from benchlib import PHRASE, grow
 from llmsurgery.show import to_data
 from llmsurgery.sess import transcripts
 from llmsurgery.search import find_sess
-from llmsurgery.forensics import find_edits, find_commands, find_errors, find_usage
-from llmsurgery.index import ArchiveIndex
+from llmsurgery.forensics import find_edits, find_commands, find_errors
+from llmsurgery.usage import find_usage
+from llmsurgery.archive_index import ArchiveIndex
 
 QUESTIONS = [(find_sess, PHRASE), (find_sess, '(?i)TODO list'), (find_sess, r'notes\.txt', dict(role='tool')),
              (find_sess, 'Paris', dict(tool='Read', project='proj1')), (find_sess, r'\d{4}', dict(limit=3)),
@@ -47,7 +48,8 @@ def test_growth_reads_only_new_bytes(archive):
         assert got == want, (f.__name__, args)
 
 def test_two_updaters_read_each_byte_once(archive, tmp_path):
-    code = 'import json; from llmsurgery.index import ArchiveIndex; print(json.dumps(dict(ArchiveIndex().update())))'
+    code = ('import json; from llmsurgery.archive_index import ArchiveIndex; '
+            'print(json.dumps(dict(ArchiveIndex().update())))')
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
     procs = [subprocess.Popen([sys.executable, '-c', code], env=env, stdout=subprocess.PIPE, text=True)
              for _ in range(2)]
@@ -99,7 +101,7 @@ def test_lone_surrogates_are_indexed(tmp_path, monkeypatch):
 
 def test_walk_reuses_a_listing_only_once_its_folder_settled(tmp_path):
     "A folder's listing is reused while its stat holds, but not when it changed within `SETTLED` of being listed"
-    from llmsurgery.index import SETTLED
+    from llmsurgery.archive_index import SETTLED
     sid = '5e550000-0000-4000-8000-000000000002'
     sub = tmp_path/'cfg'/'projects'/'-tmp-p'/sid/'subagents'
     sub.mkdir(parents=True)

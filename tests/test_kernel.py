@@ -46,7 +46,8 @@ def test_run_all_every_notebook():
 
 CELLS = [
     "from fastcore.basics import first\nfrom llmsurgery.core import *\nfrom llmsurgery.sess import *\n"
-    "from llmsurgery.forensics import *\nfrom llmsurgery.search import *\nfrom llmsurgery.convert import sess2dlg\n"
+    "from llmsurgery.forensics import *\nfrom llmsurgery.usage import *\nfrom llmsurgery.search import *\n"
+    "from llmsurgery.convert import sess2dlg\n"
     "from llmsurgery.show import show_recs\nfrom llmsurgery.thread import sess_thread\n"
     "from llmsurgery.fixtures import fixture, fixture_sess",
     "tools = fixture_sess('tools')",

@@ -12,8 +12,10 @@ import pytest
 from llmsurgery.core import *
 from llmsurgery.sess import Sess, load_sess
 from llmsurgery.thread import *
+from llmsurgery.sent import *
 from llmsurgery.search import to_data
 from llmsurgery.forensics import *
+from llmsurgery.usage import *
 from llmsurgery.fixtures import fixture, fixture_names, fixture_sess
 from llmsurgery import cli, resume
 

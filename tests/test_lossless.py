@@ -7,6 +7,7 @@ from llmsurgery.core import *
 from llmsurgery.rec import *
 from llmsurgery.sess import *
 from llmsurgery.thread import *
+from llmsurgery.sent import *
 from llmsurgery.write import *
 from llmsurgery.convert import sess2nb, nb2sess
 from llmsurgery.fixtures import fixture, fixture_names, fixture_meta

@@ -12,7 +12,7 @@ from claude_agent_sdk import list_sessions, get_session_info, rename_session, ta
 from llmsurgery.core import *
 from llmsurgery.sess import *
 from llmsurgery.write import fork_sess
-from llmsurgery.thread import sent_msgs
+from llmsurgery.sent import sent_msgs
 from llmsurgery.forensics import sess_replies, sess_prompts
 from llmsurgery.claude import run_claude
 from llmsurgery.fakeapi import FakeAPI, text_block, tool_use_block

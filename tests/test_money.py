@@ -4,8 +4,8 @@ import json, os, shutil
 from pathlib import Path
 import pytest
 from llmsurgery.fixtures import fixture, fixture_sess
-from llmsurgery.forensics import (model_rates, msg_cost, claude_id, sess_usage, sess_stats, find_usage, RECORDED,
-                                  LIST, UNKNOWN)
+from llmsurgery.forensics import sess_stats
+from llmsurgery.usage import model_rates, msg_cost, claude_id, sess_usage, find_usage, RECORDED, LIST, UNKNOWN
 
 # $ per million tokens: input, output, 5-minute cache write, 1-hour cache write, cache read
 # (https://docs.anthropic.com/en/docs/about-claude/pricing)
@@ -100,7 +100,7 @@ def test_recorded_fallback(tmp_path, monkeypatch):
     assert (u2[0].cost, u2[0].cost_source) == (0.01 * u2[0].messages, RECORDED)
     m = find_usage('model')
     assert (m[0].cost, m[0].cost_source) == (u2[0].cost, RECORDED)
-    from llmsurgery.index import ArchiveIndex
+    from llmsurgery.archive_index import ArchiveIndex
     monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path/'cache'))
     for by in ('model', 'session', 'day'):  # the index answers as the scan does, recorded costs included
         ix = find_usage(by, index=ArchiveIndex())

@@ -13,6 +13,7 @@ from llmsurgery.sess import *
 from llmsurgery.thread import *
 from llmsurgery.search import *
 from llmsurgery.forensics import *
+from llmsurgery.usage import *
 from llmsurgery.page import sess_page, write_page
 from llmsurgery.fixtures import fixture, fixture_names, fixture_sess
 from llmsurgery import cli

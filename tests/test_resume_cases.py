@@ -9,6 +9,7 @@ import pytest
 from llmsurgery.core import *
 from llmsurgery.rec import *
 from llmsurgery.thread import *
+from llmsurgery.sent import *
 from llmsurgery.fixtures import fixture, fixture_names, fixture_meta, fixture_sess
 from llmsurgery.resume import resume_preview
 from llmsurgery import cli

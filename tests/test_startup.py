@@ -10,8 +10,8 @@ import pytest
 # Heavy for a command that only parses its arguments or lists sessions: pricing (fastllm reads its 3 MB price table
 # ~28 times at import), dialogs, SQLite, redaction, HTTP, process pools, images
 HEAVY = ('fastllm', 'aidialog', 'sqlite3', 'detect_secrets', 're2', 'httpx2', 'PIL', 'asyncio', 'concurrent.futures',
-         'multiprocessing', 'fastcore.xml', 'llmsurgery.convert', 'llmsurgery.index', 'llmsurgery.redact',
-         'llmsurgery.forensics', 'llmsurgery.search')
+         'multiprocessing', 'fastcore.xml', 'llmsurgery.convert', 'llmsurgery.archive_index', 'llmsurgery.redact',
+         'llmsurgery.forensics', 'llmsurgery.usage', 'llmsurgery.search')
 RUN = 'import sys\nfrom llmsurgery.cli import main\nsys.exit(main(sys.argv[1:]))'
 
 @pytest.fixture
@@ -35,7 +35,7 @@ def test_no_heavy_imports(env, argv):
 
 def test_pricing_reads_the_table_once(env):
     "Pricing a Claude model needs the price map, not `fastllm.types` (whose import reads the map ~28 times)"
-    code = ('import sys\nfrom llmsurgery.forensics import msg_cost\n'
+    code = ('import sys\nfrom llmsurgery.usage import msg_cost\n'
             'print(msg_cost("claude-sonnet-4-6", dict(input_tokens=10**6, output_tokens=0)), "fastllm.types" in '
             'sys.modules)')
     r = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True, check=True)

@@ -13,10 +13,11 @@ from fastcore.parallel import parallel
 from llmsurgery.core import *
 from llmsurgery.rec import *
 from llmsurgery.thread import *
+from llmsurgery.sent import *
 from llmsurgery.resume import resume_check
 from llmsurgery.convert import recs2chat, chat2api
 from llmsurgery.claude import claude_version
-from llmsurgery.clis import fetch_cli, CLI_SOURCES
+from llmsurgery.cli_versions import fetch_cli, CLI_SOURCES
 
 SID = '5e55a0c1-0000-4000-8000-000000000001'
 MODEL = 'claude-sonnet-4-6'

@@ -15,12 +15,13 @@ from llmsurgery.sess import *
 from llmsurgery.thread import *
 from llmsurgery.search import *
 from llmsurgery.forensics import *
+from llmsurgery.usage import *
 from llmsurgery.write import *
 from llmsurgery.convert import sess2nb, nb2sess, recs2dlg
-from llmsurgery.index import ArchiveIndex
+from llmsurgery.archive_index import ArchiveIndex
 from llmsurgery.fixtures import fixture, fixture_sess
 from llmsurgery import cli
-import llmsurgery.index as index_mod
+import llmsurgery.archive_index as index_mod
 
 sys.path.insert(0, str(Path(__file__).parent.parent/'bench'))
 from benchlib import PHRASE, build_tree, grow
@@ -261,7 +262,7 @@ CHUNK = 64 << 10  # bytes: the updaters killed here index in chunks this small, 
 
 KILLER = r'''
 import os, sys, signal
-import llmsurgery.index as m
+import llmsurgery.archive_index as m
 from llmsurgery.search import find_sess
 m.CHUNK = int(sys.argv[1])
 at, when, how = int(sys.argv[2]), sys.argv[3], sys.argv[4]

@@ -4,7 +4,8 @@ import pytest
 from hypothesis import given, settings, HealthCheck, strategies as st
 from llmsurgery.core import *
 from llmsurgery.sess import *
-from llmsurgery.thread import api_msgs, sess_thread, sent_msgs
+from llmsurgery.thread import sess_thread
+from llmsurgery.sent import api_msgs, sent_msgs
 from llmsurgery.rec import rec_json
 from llmsurgery.write import *
 
