@@ -27,7 +27,8 @@ from dataclasses import dataclass, field as dfield
 from pathlib import Path
 from llmsurgery.core import load_recs, config_dir, proj_slug
 from llmsurgery.fixtures import fixture, fixture_sess
-from llmsurgery.redact import redact_sess, redact_check, sess_files
+from llmsurgery.redact import redact_sess, redact_check
+from llmsurgery.sess import sess_files
 from benchlib import DATA, build, best
 
 B62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
@@ -508,7 +509,7 @@ def _canon(data):
 
 def session_bytes(cfg, sid) -> list:
     "The bytes of every file of session `sid` in config folder `cfg`: transcript, subagents, side files, history"
-    with config_dir(cfg): return [_canon(p.read_bytes()) for p, _ in sess_files(sid)]
+    with config_dir(cfg): return [_canon(f.path.read_bytes()) for f in sess_files(sid) if f.kind != 'todo']
 
 def forms(s): return {s.encode(), esc(s).encode(), json.dumps(s)[1:-1].encode()}
 

@@ -284,8 +284,7 @@ def _sess_agents(s, calls):
     out = []
     for aid, p in s.agents.items():
         recs, meta, mate = s.agent_recs(aid), agent_meta(p), _teammate(p)
-        source = 'teammate' if p.parent == s.path.parent and not p.name.startswith('agent-') else (
-                 'subagents' if 'subagents' in p.parent.parts else 'flat')
+        source = {'workflow': 'subagents'}.get(layout := agent_layout(p, s.path), layout)  # or flat, teammate
         a = _agent(aid, recs, source, meta=meta, path=p)
         c = by_agent.get(aid) or (by_mate.get((mate.team, mate.name)) if mate else None) or by_prompt.get(a.prompt)
         a.tool_use_id = a.tool_use_id or (c.id if c else None)

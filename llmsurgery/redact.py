@@ -19,7 +19,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/redact.html.md"""
 # %% auto #0
 __all__ = ['RULES', 'MEMO_CHARS', 'CHECK_PIECE', 'SecretRule', 'is_filler', 'entropy', 'secret_name', 'random_looking',
            'named_value', 'ValueRule', 'PemRule', 'find_secrets', 'redact_key', 'key_path', 'placeholder', 'Redactor',
-           'RedactReport', 'Redacted', 'redact_recs', 'sess_files', 'redact_sess', 'redact_check']
+           'RedactReport', 'Redacted', 'redact_recs', 'redact_sess', 'redact_check']
 
 # %% ../nbs/13_redact.ipynb #1e514ea4
 import os, re, json, hmac, functools, math, base64, bisect, hashlib, secrets, binascii
@@ -1010,17 +1010,12 @@ def suspects(self:Redactor, s:str, # text, usually already redacted
     return sorted(set(out))
 
 # %% ../nbs/13_redact.ipynb #24802d3c
-def sess_files(s, # a session: id, prefix, title, path or `Sess`
-              ) -> L:
-    "Every file of session `s`: `(path, role)`, role `session`, `agent`, `side` (kept beside it) or `history`"
-    s = open_sess(s)
-    out = [(s.path, 'session'), *[(p, 'agent') for p in s.agents.values()]]
-    seen = {p for p, _ in out}
-    side = s.path.parent/s.sid
-    if side.is_dir(): out += [(p, 'side') for p in sorted(side.rglob('*')) if p.is_file() and p not in seen]
-    hist = claude_dir()/'file-history'/s.sid
-    if hist.is_dir(): out += [(p, 'history') for p in sorted(hist.iterdir()) if p.is_file()]
-    return L(out)
+_ROLES = dict(transcript='session', agent='agent', agent_meta='side', tool_result='side', sidecar='side',
+              side='side', file_history='history')  # a session's files as redaction reads them (`sess_files`)
+
+def _files(s) -> list:
+    "`(path, role)` of each file of session `s` a redacted copy carries: `session`, `agent`, `side`, `history`"
+    return [(f.path, _ROLES[f.kind]) for f in sess_files(s) if f.kind in _ROLES]
 
 def _is_text(data):
     try: data.decode('utf-8'); return True
@@ -1057,7 +1052,7 @@ def redact_sess(s=None, # the session, as `open_sess` takes it (default: the cur
                ) -> Redacted:
     "Write a redacted copy of session `s` as a new session, subagents and side files included, atomically"
     s = open_sess(s, cwd)
-    files, red = sess_files(s), Redactor(key)
+    files, red = _files(s), Redactor(key)
     new = _new_sid(s.sid, red.key)
     root = Path(dest) if dest is not None else s.path.parent.parent.parent
     proj = root/'projects'/s.path.parent.name
@@ -1100,7 +1095,7 @@ def redact_check(s=None, # a session (as `open_sess` takes it), or the path of a
     elif p is not None and p.is_file() and p.suffix != '.jsonl': files, base = [p], p.parent
     else:
         ss = open_sess(s, cwd)
-        files, base = [f for f, _ in sess_files(ss)], ss.path.parent
+        files, base = [f for f, _ in _files(ss)], ss.path.parent
     red = Redactor(redact_key(key, create=False), paranoid=True)  # a check writes nothing, a key file neither
     big = {f for f in files if f.suffix == '.jsonl'}  # read a piece at a time, twice: memory does not grow with them
     datas = {f: f.read_bytes() for f in files if f not in big}
