@@ -271,8 +271,8 @@ def warmups(self:Sess) -> dict:
 @patch
 def agent_recs(self:Sess, aid:str, # a subagent's id, a key of `agents`
               ) -> L:
-    "The records of subagent `aid` (read on first use)"
-    if aid not in self._agent_recs: self._agent_recs[aid] = load_recs(self.agents[aid], skip_bad=self.skip_bad)
+    "The records of subagent `aid` (read on first use; a big one's read from its file as used: `open_recs`)"
+    if aid not in self._agent_recs: self._agent_recs[aid] = open_recs(self.agents[aid], skip_bad=self.skip_bad)
     return self._agent_recs[aid]
 
 # %% ../nbs/04_sess.ipynb #5c0e1c93
@@ -476,8 +476,8 @@ def load_agents(s=None, # a session, as `open_sess` takes it
                 cwd=None, # the project directory for `.` and for ids
                 skip_bad:bool=False, # skip malformed lines with a warning
                ) -> dict:
-    "Records of every subagent of session `s`, keyed by agent id"
-    return {a: load_recs(p, skip_bad=skip_bad) for a, p in open_sess(s, cwd).agents.items()}
+    "Records of every subagent of session `s`, keyed by agent id (a big one's read from its file as used)"
+    return {a: open_recs(p, skip_bad=skip_bad) for a, p in open_sess(s, cwd).agents.items()}
 
 def agent_sess(aid:str, # a subagent's id (as `agents` prints it), or a unique start of it
                s=None, # its session, as `open_sess` takes it
