@@ -517,15 +517,15 @@ def price(self:ArchiveIndex,
                                                            'WHERE NOT priced')
             if fids is None or f in fids]
     if todo:
-        costs = [(c, 0, i) if (c := msg_cost(m, orjson.loads(u))) is not None else (rc, rc is not None, i)
-                 for i, m, u, rc in todo]  # no price: the cost Claude Code recorded, if it did
+        costs = [(c, src == RECORDED, i) for i, m, u, rc in todo
+                 for c, src in [cost_of(m, orjson.loads(u), rc)]]  # the one cost rule: list price, else recorded
         with self.faults(), transaction(con):
             con.executemany('UPDATE usage SET cost=?, from_rec=?, priced=1 WHERE id=?', costs)
     return len(todo)
 
 # %% ../nbs/14_archive_index.ipynb #8bbed4ac
 def _flat_agent(p):  # with `os.path`, not `Path`: it is asked of every file at each update
-    return os.path.basename(p).startswith('agent-') and 'subagents' not in os.path.dirname(p).split(os.sep)
+    return os.path.basename(p).startswith('agent-') and SESS_DIRS['subagents'] not in os.path.dirname(p).split(os.sep)
 
 @patch
 def _grown(self:ArchiveIndex, walk, last) -> dict | None:

@@ -20,7 +20,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/drift.html.md"""
 __all__ = ['FEATURES', 'CHAIN', 'ATTACHMENT_KINDS', 'rec_features', 'feature', 'know', 'is_known', 'Drift', 'drift']
 
 # %% ../nbs/11a_drift.ipynb #d71f0004
-import functools
+import functools, warnings
 from collections import Counter
 from contextlib import nullcontext
 from pathlib import Path
@@ -240,16 +240,19 @@ def drift(path=None, # a Claude config folder, a project folder or a transcript 
     one = path is not None and not Path(path).is_dir()  # a file asked for by name: what is wrong with it is an error
     for p in files:
         with nullcontext() if one else skipping(p), open_transcript(p) as f:
+            bad = []
             for n, line in enumerate(f, 1):
-                try: r = orjson.loads(line)
-                except orjson.JSONDecodeError: continue
-                if not isinstance(r, dict): continue
+                if (r := parse_rec(line)) is None:  # the one parser: lone surrogates and stray bytes are read
+                    if line.strip(): bad.append(n)
+                    continue
                 if (fs := shapes.get(s := _shape(r))) is None: fs = shapes[s] = _unknown(r)
                 if not fs: continue
                 v = _name(r.get('version', ''))
                 for k in fs:
                     count[v, *k] += 1
                     where.setdefault((v, *k), f'{p}:{n}')
+            if bad: warnings.warn(f'{p}:{bad[0]}: {len(bad)} line{"s" * (len(bad) > 1)} that are not JSON records, '
+                                  'left out of the report', TranscriptWarning)
     def order(o): return not version_key(o[0][0]), version_key(o[0][0]), o[0][1:]  # a version without numbers last
     rows = [AttrDict(version=v, kind=k, name=name, count=c, example=where[v, k, name])
             for (v, k, name), c in sorted(count.items(), key=order)]

@@ -336,11 +336,11 @@ class SessStats(AttrDict):
     def _repr_markdown_(self): return '| | |\n|---|---|\n' + '\n'.join(f'| **{k}** | {md_esc(trunc(str(v), 400))} |'
                                                                      for k, v in self.lines() if v not in (None, ''))
 
-_LAST = ('gitBranch', 'version', 'customTitle', 'aiTitle')  # the dashboard shows the last of each
+_LAST = ('gitBranch', 'version')  # the dashboard shows the last of each
 def _stats_pass(s):
     "What the dashboard reads of the records of `s`, in one pass: the last of `_LAST`, times, cwd, prompts, ..."
     sid, o = s.sid, AttrDict(dict.fromkeys(_LAST), fork_of=None, cwd=None, first=None, last=None, prompts=0,
-                             compactions=0, cost=None, asst=[])
+                             compactions=0, cost=None, asst=[], titles=[])
     for i, r in enumerate(s.recs):
         t = r.get('type')
         for k in _LAST:
@@ -350,6 +350,7 @@ def _stats_pass(s):
             if o.last is None or ts > o.last: o.last = ts
         if o.cwd is None and isinstance(c := r.get('cwd'), str) and c: o.cwd = c
         if r.get('subtype') == 'compact_boundary': o.compactions += 1
+        if t in ('custom-title', 'ai-title'): o.titles.append(r)
         if t == 'cost-state': o.cost = r
         elif t == 'assistant':
             if o.fork_of is None and (f := msg_sess(r, sid)) != sid: o.fork_of = f
@@ -368,12 +369,12 @@ def sess_stats(s=None, # a session, as `open_sess` takes it
     calls = main + L(c for a in s.agents for c in join_calls(enumerate(s.agent_recs(a)), a, keep=()))
     tools, msgs = _counts(calls), list(usage_msgs((i, r) for i, r in o.asst if s.agent or not r.get('isSidechain')))
     st = SessStats(sid=s.sid, agent=s.agent, project=s.project, cwd=o.cwd, branch=o.gitBranch,
-        version=o.version, first=fmt_ts(o.first), last=fmt_ts(o.last), title=o.customTitle or o.aiTitle,
+        version=o.version, first=fmt_ts(o.first), last=fmt_ts(o.last), title=title_of(o.titles),
         prompts=o.prompts, turns=len(msgs), copied=sum(msg_sess(r, s.sid) != s.sid for r, _, _ in msgs),
         tools=tools, errors=sum(tools.attrgot('failed')), subagents=len(_sess_agents(s, main)),
         compactions=o.compactions, models=usage.attrgot('model'), usage=usage, fork_of=o.fork_of or s.fork_of,
         cli_cost=c if (cs := o.cost) and isinstance(c := cs.get('totalCostUSD'), (int, float)) else None)
-    st._turns = [(fmt_ts(r.get('timestamp')), usage_tokens(u), msg_cost(model, u)) for r, model, u in msgs]
+    st._turns = [(fmt_ts(r.get('timestamp')), usage_tokens(u), rec_cost(r, model, u)[0]) for r, model, u in msgs]
     st._calls = [(c.time, c.name, c.failed) for c in calls]  # the charts' figures, not in `to_data`
     return st
 

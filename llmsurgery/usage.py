@@ -13,8 +13,8 @@ Docs: https://llmsurgery.github.io/llmsurgery/usage.html.md"""
 # %% auto #0
 __all__ = ['USAGE_TOKENS', 'ANTHROPIC_PRICES', 'LONG_CONTEXT', 'PRICED', 'LIST', 'RECORDED', 'UNKNOWN', 'WARMUP', 'usage_by',
            'usage_tokens', 'claude_id', 'list_prices', 'price_table', 'model_prices', 'model_rates', 'msg_cost',
-           'msg_sess', 'usage_msgs', 'recorded_cost', 'rec_cost', 'Usage', 'usage_rows', 'usage_of', 'recorded_costs',
-           'usage_rec', 'sess_usage', 'usage_key', 'find_usage', 'usage_charts']
+           'msg_sess', 'usage_msgs', 'recorded_cost', 'cost_of', 'rec_cost', 'Usage', 'usage_rows', 'usage_of',
+           'recorded_costs', 'usage_rec', 'sess_usage', 'usage_key', 'find_usage', 'usage_charts']
 
 # %% ../nbs/10a_usage.ipynb #b3f9aace
 import re, math, warnings, functools, importlib.util
@@ -169,13 +169,20 @@ def recorded_cost(r, # an assistant record
     c = r.get('costUSD')
     return round(c, 9) if type(c) in (int, float) and math.isfinite(c) and c >= 0 else None
 
+def cost_of(model, # the model that answered
+            usage, # the message's `usage` dict
+            recorded=None, # the cost Claude Code recorded for it (`recorded_cost`), if it did
+           ) -> tuple:
+    "`(cost, source)` of one API message: its list price, else the cost Claude Code recorded, else `(None, UNKNOWN)`"
+    if (c := msg_cost(model, usage)) is not None: return c, LIST
+    return (None, UNKNOWN) if recorded is None else (recorded, RECORDED)
+
 def rec_cost(r, # the message's first assistant record
              model, # the model that answered
              usage, # the message's `usage` dict
             ) -> tuple:
-    "`(cost, source)` of one API message: its list price, else the cost Claude Code recorded, else `(None, UNKNOWN)`"
-    if (c := msg_cost(model, usage)) is not None: return c, LIST
-    return (None, UNKNOWN) if (c := recorded_cost(r)) is None else (c, RECORDED)
+    "`(cost, source)` of the API message of record `r`, by the one rule of `cost_of`"
+    return cost_of(model, usage, recorded_cost(r))
 
 # %% ../nbs/10a_usage.ipynb #381621f6
 class Usage(Rows):
