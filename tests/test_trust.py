@@ -4,7 +4,7 @@ input. The number in each test's name is the item of issue 19 it pins; each fail
 The index's fault injection kills a real updater (SIGKILL, and Ctrl-C in-process) at every chunk boundary of a
 small archive indexed in small chunks, and after random delays, then checks that every cross-session question gets
 the scan's answer. The budget is fixed and derandomized for CI; `LLMSURGERY_FAULTS=N` adds N random kills."""
-import os, re, gc, sys, json, stat, shutil, signal, random, resource, warnings, subprocess, contextlib
+import os, re, gc, sys, json, stat, time, shutil, signal, random, resource, warnings, subprocess, contextlib
 from pathlib import Path
 from html.parser import HTMLParser
 import pytest
@@ -688,3 +688,154 @@ def test_14_a_half_written_last_line_is_still_refused(arc):
     with pytest.raises(WriteError, match='ends in the middle of a line'):
         append_sess([mk_rec('user', 'now', ts=False)], SID)
     assert p.read_bytes() == before
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Issue 29, items 1, 2 and 7 (the management verbs): a test named test_29_N pins item N of issue 29
+
+from llmsurgery.manage import move_proj, delete_sess, restore_sess, ls_trash
+import llmsurgery.manage as manage_mod
+
+OLD_TOOLS = '/tmp/llmsurgery-rec/tools'
+SAME_FOLDER = '/tmp/llmsurgery-rec-tools'  # `-` for `/`: the same project folder name, so the files are rewritten
+
+def aged(*roots, secs=3600):
+    "Make every file under `roots` look written `secs` ago (so no session looks live)"
+    for r in roots:
+        for p in [Path(r), *Path(r).rglob('*')]:
+            if not p.is_symlink(): os.utime(p, (time.time() - secs,) * 2)
+
+APPENDER = r'''
+import json, os, sys, time
+from llmsurgery.write import append_sess
+path, sid, old, ready = sys.argv[1:5]
+for i in range(150):
+    if i % 3 == 2: append_sess([dict(type='custom-title', customTitle=f'mark {i}', sessionId=sid)], path)
+    else:  # as Claude Code appends: a whole line in one write, no lock of ours
+        line = dict(type='system', subtype='mark', content=f'mark {i}', cwd=old, sessionId=sid)
+        with open(path, 'ab') as f: f.write(json.dumps(line).encode() + b'\n')
+    if i == 0: open(ready, 'w').close()
+    time.sleep(0.003)
+'''
+
+def marks(p) -> list:
+    "The numbers of the appender's lines in `p`, in file order (each line must be whole JSON)"
+    out = []
+    with open(p, 'rb') as f:
+        for line in f:
+            r = json.loads(line)
+            m = re.fullmatch(r'mark (\d+)', str(r.get('content') or r.get('customTitle') or ''))
+            if m: out.append(int(m[1]))
+    return out
+
+def test_29_1_appends_during_a_folder_preserving_move_are_kept(arc, tmp_path, monkeypatch):
+    "Lines a running session (and our own `append_sess`) append while the files are rewritten in place all stay"
+    p = tools_session(arc)
+    grow(p, 8, where='/tmp/llmsurgery-rec/')  # big enough that the rewrite takes a while
+    aged(arc)
+    ready, procs = tmp_path/'ready', []
+    move_one = manage_mod._move_one
+    def start_appending_then_move(it, *a, **k):  # the move has planned: the session was not live
+        procs.append(subprocess.Popen([sys.executable, '-c', APPENDER, str(p), SID, OLD_TOOLS, str(ready)]))
+        while not ready.exists(): assert procs[0].poll() is None; time.sleep(0.001)
+        return move_one(it, *a, **k)
+    monkeypatch.setattr(manage_mod, '_move_one', start_appending_then_move)
+    res = move_proj(OLD_TOOLS, SAME_FOLDER)
+    assert procs[0].wait(60) == 0
+    assert [(i.state, i.src) for i in res] == [('rewrite', p)] and res[0].lines > 500
+    got = marks(p)
+    assert sorted(got) == list(range(150)), got  # none lost, none twice
+    with open(p, 'rb') as f: before = [l for l in f if b'"mark ' not in l]
+    assert not [l for l in before if f'"cwd":"{OLD_TOOLS}"'.encode() in l]  # and the session itself moved
+
+def test_29_1_a_file_replaced_while_it_is_rewritten_is_left_alone(arc, monkeypatch):
+    p = tools_session(arc)
+    aged(arc)
+    locked = manage_mod.open_locked
+    def replace_then_lock(path):
+        if Path(path) == p and not hasattr(replace_then_lock, 'done'):
+            replace_then_lock.done = True
+            tmp = p.with_name('other.tmp')
+            tmp.write_bytes(p.read_bytes() + b'{"type":"last-prompt","lastPrompt":"x"}\n')
+            os.replace(tmp, p)  # as another writer replaces a session (a fork in place, a redact)
+        return locked(path)
+    monkeypatch.setattr(manage_mod, 'open_locked', replace_then_lock)
+    with pytest.warns(UserWarning, match='replaced or cut while it moved'): res = move_proj(OLD_TOOLS, SAME_FOLDER)
+    assert [i.state for i in res] == ['conflict'] and p.read_bytes().endswith(b'"lastPrompt":"x"}\n')
+    assert OLD_TOOLS.encode() in p.read_bytes() and not list(p.parent.glob('.*.tmp'))
+
+def linked_away(arc, tmp_path, folder):
+    "Project folder `folder` of `arc` moved to `tmp_path/elsewhere`, a symlink to it in its place; that folder"
+    away = tmp_path/'elsewhere'
+    shutil.move(arc/folder, away)
+    (arc/folder).symlink_to(away, target_is_directory=True)
+    return away
+
+@pytest.mark.parametrize('new', ['/tmp/llmsurgery-rec/chores', SAME_FOLDER])
+def test_29_2_a_symlinked_project_folder_is_not_written_through(arc, tmp_path, new):
+    p = tools_session(arc)
+    away = linked_away(arc, tmp_path, p.parent.name)
+    aged(arc, away)
+    before, tree = snapshot(away), snapshot(arc)
+    with pytest.warns(UserWarning, match='resolves to'): res = move_proj(OLD_TOOLS, new)
+    assert [i.state for i in res] == ['conflict'] and str(away) in res[0].why
+    assert snapshot(away) == before and snapshot(arc) == tree and not ls_trash()
+    with pytest.raises(ManageError, match='not a session transcript in a project folder'): delete_sess(p, force=True)
+    assert snapshot(away) == before
+
+def test_29_2_a_project_folder_linked_to_another_is_not_written_through(arc, tmp_path):
+    "A symlink to another project folder inside `projects/` is refused too: delete, restore and move"
+    p = tools_session(arc)
+    (arc/'-tmp-alias').symlink_to(p.parent.name, target_is_directory=True)
+    aged(arc)
+    tree = snapshot(arc)
+    with pytest.raises(ManageError, match='not a session transcript'): delete_sess(arc/'-tmp-alias'/p.name, force=True)
+    assert snapshot(arc) == tree
+
+def test_29_2_a_symlinked_destination_folder_is_not_written_through(arc, tmp_path):
+    p = tools_session(arc)
+    outside = tmp_path/'outside'
+    outside.mkdir()
+    (arc/proj_slug('/tmp/llmsurgery-rec/chores')).symlink_to(outside, target_is_directory=True)
+    aged(arc)
+    tree = snapshot(arc)
+    with pytest.warns(UserWarning, match='resolves to'): res = move_proj(OLD_TOOLS, '/tmp/llmsurgery-rec/chores')
+    assert [i.state for i in res] == ['conflict'] and snapshot(arc) == tree and not list(outside.iterdir())
+
+KILL_AT_RENAME = r'''
+import os, signal, sys
+n, at = [0], int(sys.argv[1])
+rename = os.rename
+def dying(*a, **k):
+    n[0] += 1
+    if n[0] == at: os.kill(os.getpid(), signal.SIGKILL)
+    return rename(*a, **k)
+os.rename = dying
+from llmsurgery.manage import delete_sess
+delete_sess(sys.argv[2], force=True)
+'''
+
+def test_29_7_restore_after_a_killed_delete_brings_back_every_file(arc):
+    "A delete killed after the session's folder went to the trash, then run again: restore brings both back"
+    sid = AGENT.sid
+    p = arc/AGENT.path.parent.name/AGENT.path.name
+    aged(arc)
+    tree = snapshot(arc)
+    k = subprocess.run([sys.executable, '-c', KILL_AT_RENAME, '2', str(p)], env=dict(os.environ), timeout=120)
+    assert k.returncode == -signal.SIGKILL and p.exists() and not (p.parent/sid).exists()  # the folder went first
+    delete_sess(p, force=True)
+    assert len(ls_trash()) == 2 and not p.exists()
+    (p.parent/sid).mkdir()  # something in the folder's place: nothing is restored, not even the transcript
+    with pytest.raises(ManageError, match='exists already'): restore_sess(sid)
+    assert not p.exists() and len(ls_trash()) == 2
+    (p.parent/sid).rmdir()
+    restored = restore_sess(sid[:8])
+    assert sorted(restored) == sorted([p, p.parent/sid]) and snapshot(arc) == tree and not ls_trash()
+
+def test_29_7_two_deletions_holding_the_same_file_are_restored_one_at_a_time(arc):
+    p = tools_session(arc)
+    aged(arc)
+    first_entry = delete_sess(p, force=True)
+    shutil.copytree(first_entry, first_entry.with_name(first_entry.name.replace('Z-', '1Z-', 1)))
+    with pytest.raises(ManageError, match='2 deletions'): restore_sess(SID)
+    assert not p.exists() and len(ls_trash()) == 2
+    assert restore_sess(str(first_entry)) == [p] and p.exists() and len(ls_trash()) == 1
