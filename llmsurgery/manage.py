@@ -79,10 +79,7 @@ def sess_paths(s=None, # the session, as `sess_file` names it
                cwd=None, # the project directory for `.` and for ids
               ) -> L:
     "What belongs to session `s` in its project folder: its transcript, its folder, older-layout subagent files"
-    p = sess_file(s, cwd)
-    sess = Sess(p)
-    flat = [f for f in [*sess.agents.values(), *sess.warmups.values()] if f.parent == p.parent]
-    return L([p, *([p.parent/p.stem] if os.path.lexists(p.parent/p.stem) else []), *flat])
+    return Sess(sess_file(s, cwd)).files.in_project  # the one answer of *Sessions*: `sess_files`
 
 def _folder_why(d) -> str|None:
     "Why project folder `d` is not one llmsurgery writes in (a symlink, or a folder elsewhere), or None"
