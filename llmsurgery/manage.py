@@ -312,31 +312,6 @@ def _copy_moved(f, out, sub, needles, jsonl=True, whole=True) -> int:
 def _needles(pairs): return {v for o in pairs for v in (o.encode(), json.dumps(o)[1:-1].encode())}
 
 # %% ../nbs/17_manage.ipynb #2a7c0190
-@contextmanager
-def _atomic_open(path, replace=False):
-    "A new file to write `path` through, in its folder; synced and renamed into place when the block ends without error"
-    path = Path(path)  # a stand-in for files.atomic_open, which is coming; shaped like it
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
-    fcntl.flock(fd, fcntl.LOCK_EX)  # tells `clean_tmp` that this file is being written
-    try:
-        with os.fdopen(fd, 'wb') as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        if replace: os.replace(tmp, path)
-        else:
-            try: os.link(tmp, path)  # never over a file that appeared meanwhile
-            except FileExistsError: raise ExistsError(f'{path} exists') from None
-    finally:
-        if os.path.exists(tmp): os.unlink(tmp)
-    fsync_dir(path.parent)
-
-def _blocks(path):
-    "The bytes of regular file `path`, a block at a time"
-    with open_transcript(path) as f:
-        while b := f.read(1 << 20): yield b
-
 def _compare(chunks, path) -> str:
     "How file `path` stands to the bytes `chunks` make: 'same', 'ahead' (them and more), 'behind' (a start), 'other'"
     with open_transcript(path) as f:
@@ -416,7 +391,7 @@ def _side_files(it) -> list:
 
 def _stage_file(g:Path, t:Path, sub, needles) -> int:
     "Write file `g` as new file `t`, its paths moved, a line at a time; changes (a transcript's: lines)"
-    with open_transcript(g) as f, _atomic_open(t) as out:
+    with open_transcript(g) as f, atomic_open(t) as out:
         if g.suffix == '.jsonl': return _copy_moved(f, out, sub, needles)
         try: return min(1, _copy_moved(f, out, sub, needles, jsonl=False))
         except UnicodeDecodeError:  # not text: as it is
@@ -447,7 +422,7 @@ def _land(it, update=False):
         if f.name == it.src.name:
             try: os.link(f, t)
             except FileExistsError:  # a run that died had put it there; it may have been resumed since
-                was = _compare(_blocks(f), t)
+                was = _compare(file_blocks(f), t)
                 if update and was == 'behind': os.replace(f, t)
                 elif was not in ('same', 'ahead'):
                     raise ManageError(f'{t} appeared meanwhile, holding something else') from None

@@ -316,3 +316,57 @@ def test_secrets_as_people_leak_them(env, tmp_path, name):
     assert secret not in text and json.dumps(secret)[1:-1] not in text, text
     assert all(json.dumps(k)[1:-1] in text for k in KEPT)  # near-misses beside it are kept
     assert not redact_check(str(res.path))
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Bounded memory (issue 28): every file is read a piece at a time, twice, and no file is ever held whole
+
+WHOLE_READS = {'read_bytes', 'read_text', 'readlines', 'load_recs', 'load_sess', 'file_recs', 'open_recs'}
+
+def test_redaction_reads_no_file_whole():
+    "No call in the redaction module reads a whole file: none of `WHOLE_READS`, no `read()` without a size"
+    import ast, llmsurgery.redact as R
+    calls = [n for n in ast.walk(ast.parse(Path(R.__file__).read_text())) if isinstance(n, ast.Call)]
+    name = lambda f: f.attr if isinstance(f, ast.Attribute) else getattr(f, 'id', '')
+    bad = [(n.lineno, name(n.func)) for n in calls if name(n.func) in WHOLE_READS
+           or name(n.func) == 'read' and not n.args or name(n.func) == 'load' and name(n.func.value) == 'json']
+    assert bad == []
+
+def tree_bytes(root):
+    return {str(f.relative_to(root)): f.read_bytes() for f in sorted(Path(root).rglob('*')) if f.is_file()}
+
+@pytest.mark.parametrize('channel', B.CHANNELS)
+def test_pieces_of_any_size_make_the_same_copy(planted, env, monkeypatch, channel):
+    "Read 97 bytes at a time (a record is never cut: a piece grows to the line's end), the copy and report are the same"
+    import llmsurgery.redact as R
+    orig = next(x for x in (env/'planted'/channel).iterdir() if x.name != 'shared')
+    sid = next(orig.glob('projects/*/*.jsonl')).stem
+    with config_dir(orig): whole = list(redact_check(sid))
+    monkeypatch.setattr(R, 'READ_PIECE', 97)
+    with config_dir(orig):
+        res = redact_sess(sid, env/'pieces'/channel)
+        assert list(redact_check(sid)) == whole
+    assert tree_bytes(env/'pieces'/channel) == tree_bytes(env/'planted'/channel/'shared')
+    assert len(res.report) > 0
+
+def test_a_big_side_file_is_redacted_a_piece_at_a_time(env, tmp_path, monkeypatch):
+    "A tool output bigger than `WHOLE_DOC` is text in pieces: a key that a cut splits and a token go, binary is kept"
+    import llmsurgery.redact as R
+    monkeypatch.setattr(R, 'WHOLE_DOC', 4000)
+    monkeypatch.setattr(R, 'READ_PIECE', 1500)
+    p = _leak_sess(env, 'big side file', {'command': 'cat deploy.log'}, 'ok', 90)
+    lines = [f'step {i}: fine' for i in range(400)]
+    lines[300] = f'pushed with {GH}'
+    at = next(i for i in range(400) if len('\n'.join(lines[:i])) > 1350)
+    lines[at:at] = KEY_TEXT.value.split('\n')  # the key begins in the first piece (1500 bytes) and ends in the next
+    side = p.parent/p.stem/'tool-results'
+    side.mkdir(parents=True)
+    (side/'deploy.txt').write_text('\n'.join(lines) + '\n')
+    blob = bytes(range(256)) * 40  # not UTF-8, with newlines in it
+    (side/'core.bin').write_bytes(blob)
+    res = redact_sess(str(p), tmp_path/'out')
+    out = (tmp_path/'out'/'projects'/p.parent.name/res.sid/'tool-results'/'deploy.txt').read_text()
+    assert not any(k in out for k in KEY_TEXT.parts) and GH not in out
+    assert all(f'step {i}: fine' in out for i in range(400) if i != 300)
+    assert (tmp_path/'out'/'projects'/p.parent.name/res.sid/'tool-results'/'core.bin').read_bytes() == blob
+    gh = [f for f in res.report if f['kind'] == 'github_token']
+    assert [f['line'] for f in gh] == [lines.index(f'pushed with {GH}') + 1]  # from the file's start, not the piece's
