@@ -75,6 +75,7 @@ def sse_events(msg:dict, # a Messages API reply
                             'usage':msg['usage']}
     yield 'message_stop', {'type':'message_stop'}
 
+# %% ../nbs/06_claude.ipynb #15b71c77
 def sse_body(msg:dict, # a Messages API reply
             ) -> bytes:
     "`msg` as the bytes of an SSE response"
@@ -177,6 +178,7 @@ def claude_bin() -> Path:
     raise NotFound('No Claude Code CLI found: `pip install claude-agent-sdk` (it bundles one) '
                             'or `npm install -g @anthropic-ai/claude-code`')
 
+# %% ../nbs/06_claude.ipynb #bf0f1af4
 def cli_version(bin=None, # a `claude` binary (default: `claude_bin()`)
                ) -> str:
     "The version of the Claude Code CLI at `bin`, e.g. '2.1.332'"

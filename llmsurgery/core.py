@@ -86,11 +86,13 @@ def state_dir() -> Path:
     "llmsurgery's state folder (what it wrote where): `$XDG_STATE_HOME/llmsurgery`, else `~/.local/state/llmsurgery`"
     return own_dir('state')
 
+# %% ../nbs/01_core.ipynb #d53f2922
 def clis_dir() -> Path:
     "Where older Claude Code CLIs are fetched to: `$LLMSURGERY_CLIS`, else `clis/` in `cache_dir()`"
     d = os.environ.get('LLMSURGERY_CLIS')
     return Path(d).expanduser() if d else cache_dir()/'clis'
 
+# %% ../nbs/01_core.ipynb #cedda51a
 def trash_dir() -> Path:
     "Where deleted sessions go: `llmsurgery-trash/` in Claude Code's config folder, outside `projects/`"
     return claude_dir()/'llmsurgery-trash'
@@ -106,6 +108,7 @@ class InputError(LLMSurgeryError, ValueError):
 
 class ArgTypeError(InputError, TypeError): "A value of a type llmsurgery does not take (exit status 2)"
 
+# %% ../nbs/01_core.ipynb #7b82ea8a
 class NotFound(LLMSurgeryError, FileNotFoundError, KeyError):
     "No session, agent, tool call or file by that name (exit status 1)"
     def __str__(self): return str(self.args[0]) if self.args else ''
@@ -125,6 +128,7 @@ class TranscriptWarning(UserWarning): "Something in a transcript was skipped or 
 
 class ConfigError(InputError): "`$CLAUDE_CONFIG_DIR` names a folder that is not there"
 
+# %% ../nbs/01_core.ipynb #35951c1c
 class RecordError(InputError):
     "A record a writer refuses, named by its position in the batch and its uuid"
     def __init__(self, idx, rec, msg):
@@ -154,6 +158,7 @@ class FmtError(InputError):
         self.lineno, self.line = lineno, line
         super().__init__(f'line {lineno}: {msg}\n  {line[:100]}')
 
+# %% ../nbs/01_core.ipynb #04d0e21a
 class ExportError(InputError): "A folder `export_parquet` will not write to, named with the reason"
 
 class IndexUnusable(LLMSurgeryError, OSError):
@@ -269,6 +274,7 @@ def file_kind(mode:int, # `st_mode` of a `stat` result
     "What a `stat` mode says a path is, in words: `a regular file`, `a FIFO`, `a folder`, ..."
     return 'a regular file' if stat.S_ISREG(mode) else _KINDS.get(stat.S_IFMT(mode), 'not a file')
 
+# %% ../nbs/01_core.ipynb #066ba1ca
 def open_transcript(path, # a transcript
                     buffering:int=-1, # as `open` takes it (0: unbuffered)
                    ):
@@ -310,6 +316,7 @@ def line_value(line:bytes, # one line of a transcript, as raw bytes
         except UnicodeDecodeError: return parse_json(line.decode('utf-8', 'replace')), True
         raise
 
+# %% ../nbs/01_core.ipynb #c5e29e82
 def parse_rec(line:bytes, # one line of a transcript, as raw bytes
              ) -> Rec | None:
     "The record on transcript line `line` (bytes not UTF-8 read as U+FFFD), or None when it holds no JSON object"
@@ -412,6 +419,7 @@ class RecPlaces(Sequence):
         "The records numbered `ks` (numbers in the file, not in this view), read as `fix` says, then `tail`"
         return RecPlaces(self.path, self.starts, self.ends, array('q', ks), fix, tail)
 
+# %% ../nbs/01_core.ipynb #c5c9463f
 class FileRecs(L):
     "A transcript's records as an `L` that reads each from the file when it is used; only their places are held"
     def __init__(self, places:RecPlaces): self.items = places
@@ -447,6 +455,7 @@ def file_recs(path, # a JSONL transcript
             else: _not_record(path, n, line, d, skip_bad, bad)
     return FileRecs(RecPlaces(path, starts, ends))
 
+# %% ../nbs/01_core.ipynb #42a02b1b
 def open_recs(path, # a JSONL transcript
               skip_bad:bool=False, # skip malformed lines with a warning, instead of raising `TranscriptError`
               bad:list=None, # with `skip_bad`: add the numbers of the lines skipped to this list, rather than warn
@@ -463,6 +472,7 @@ def skip_warn(path, # the file skipped
     elif isinstance(why, TranscriptError): why = f'line {why.lineno}: {why.msg}' if why.lineno else why.msg
     warnings.warn(f'skipped {path}: {why}', TranscriptWarning, stacklevel=2)
 
+# %% ../nbs/01_core.ipynb #176f5e18
 def readable_stat(path, # a file a scan is about to read
                  ) -> os.stat_result | None:
     "The `stat` of `path` if it is a regular file we may read; else None, with a warning naming it (`skip_warn`)"
@@ -472,6 +482,7 @@ def readable_stat(path, # a file a scan is about to read
     if not os.access(path, os.R_OK): return skip_warn(path, 'not readable')
     return st
 
+# %% ../nbs/01_core.ipynb #d42afa21
 @contextmanager
 def skipping(path, # the file read inside the block
             ):

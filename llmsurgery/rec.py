@@ -45,6 +45,7 @@ def rec_blocks(r, # a record
     if isinstance(c, str): return [{'type': 'text', 'text': c}]
     return [b for b in c if isinstance(b, dict)] if c else []
 
+# %% ../nbs/02_rec.ipynb #9b6d0e0b
 def tool_uses(r, # a record
              ) -> list:
     "The `tool_use` blocks of `r`: the tool calls an assistant record makes"
@@ -108,6 +109,7 @@ def msg_id(r, # a record
     i = msg_of(r).get('id')
     return i if isinstance(i, str) else None
 
+# %% ../nbs/02_rec.ipynb #9ea603d9
 def msg_key(r, # an assistant record
            ):
     "What identifies the API message `r` belongs to: its message id with its request id, else its own uuid"
@@ -154,6 +156,7 @@ def block_txt(b, # a content block
     if t == 'tool_reference': return f'<tool_reference tool="{b.get("tool_name", "")}"/>'
     return f'[{t}]'
 
+# %% ../nbs/02_rec.ipynb #f3bcdaec
 def rec_txt(r, # a record
             mx:int=None, # cut each string at this many characters
            ) -> str:
@@ -191,6 +194,7 @@ def rec_json(o, # a record, or any JSON-like data
     except ValueError as e: raise TypeError(str(e)) from None
     return s.encode('utf-8', 'backslashreplace')  # a lone surrogate becomes its own JSON escape, `\udXXX`
 
+# %% ../nbs/02_rec.ipynb #67503592
 def copy_rec(r, # a record
             ) -> Rec:
     "A deep copy of `r`, as a `Rec`"
@@ -206,11 +210,13 @@ def parse_ts(ts, # an ISO 8601 string, a `datetime`, or anything else
     if not isinstance(ts, datetime): return None
     return ts if ts.tzinfo else ts.replace(tzinfo=timezone.utc)
 
+# %% ../nbs/02_rec.ipynb #4cc7a6fc
 def ts_iso(dt:datetime, # a time
           ) -> str:
     "`dt` as Claude Code writes a timestamp: UTC, milliseconds, `Z`"
     return dt.astimezone(timezone.utc).strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
 
+# %% ../nbs/02_rec.ipynb #48f52272
 def fmt_ts(ts, # a record's `timestamp`
           ) -> str:
     "`ts` to the second in the local zone, for people: `2026-11-30 10:00:00+00:00` ('' when it is not a time)"
@@ -229,6 +235,7 @@ def ts_bound(t, # a `datetime`, a `date`, an ISO string, or None
     if isinstance(t, datetime): return (t.astimezone(timezone.utc) if t.tzinfo else t).strftime('%Y-%m-%dT%H:%M:%S')
     return t.isoformat()
 
+# %% ../nbs/02_rec.ipynb #7bce46c3
 def in_window(ts, # a record's timestamp
               since=None, # the earliest time (see `ts_bound`)
               until=None, # the latest time; a day or a minute includes all of it
@@ -263,6 +270,7 @@ def parse_when(s:str, # `2026-11-30`, an ISO time, `7d`/`2h`/`30m`/`90s`/`2w` ag
         raise InputError(f"Not a time: {s!r} (try 2026-11-30, 2026-11-30T14:00, 7d, 2h, today or yesterday)") from None
     return d if d.tzinfo else d.astimezone()
 
+# %% ../nbs/02_rec.ipynb #a1103f25
 def local_day(ts, # a record's timestamp (ISO, UTC)
               utc:bool=False # the day in UTC rather than the local time zone
              ) -> str:

@@ -85,6 +85,7 @@ def _head(path):
     "The first 64 KB of `path`"
     with open_transcript(path) as f: return f.read(_HEAD)
 
+# %% ../nbs/04_sess.ipynb #66797cee
 def _head_tail(path):
     "`(head, tail, stat, middle)`: the first and last 64 KB of `path`, and the records of the middle that say a title"
     with open_transcript(path) as f:
@@ -98,6 +99,7 @@ def _head_tail(path):
             middle = marked_recs(f, start, end, _MARKS)
     return head, tail, st, middle
 
+# %% ../nbs/04_sess.ipynb #881aacd7
 def _fork_of(recs, sid):
     "The session `recs` were forked from: `forkedFrom` (`/branch`), or `requestSessionId` (`--fork-session`)"
     for r in recs:
@@ -105,12 +107,14 @@ def _fork_of(recs, sid):
         if isinstance(f, dict) and is_sid(o := f.get('sessionId')) and o != sid: return o
         if r.get('type') == 'assistant' and is_sid(o := r.get('requestSessionId')) and o != sid: return o
 
+# %% ../nbs/04_sess.ipynb #221675f0
 def title_of(recs, # records in file order
             ) -> str | None:
     "The title of the session `recs` are of: its last `/rename` title (`custom-title`), else its last `ai-title`"
     def last(k, t): return first(v for r in reversed(recs) if r.get('type') == t and (v := opt_str(r.get(k))))
     return last('customTitle', 'custom-title') or last('aiTitle', 'ai-title')
 
+# %% ../nbs/04_sess.ipynb #1a375ec2
 def _info(hrecs, trecs, st=None, middle=()) -> AttrDict:
     "What a listing shows of a transcript whose head holds records `hrecs`, its tail `trecs`, its middle `middle`"
     recs, marked = hrecs + trecs, hrecs + list(middle) + trecs
@@ -123,11 +127,12 @@ def _info(hrecs, trecs, st=None, middle=()) -> AttrDict:
                     tag=opt_str(first(r.get('tag') for r in reversed(marked) if r.get('type') == 'tag')),
                     prompt=first(filter(None, map(prompt_text, hrecs))) or last('lastPrompt'))
 
-# %% ../nbs/04_sess.ipynb #5c0e1c0c
+# %% ../nbs/04_sess.ipynb #f9ef653e
 def _subagents_home(path):
     "The session folder a subagent transcript sits below (`<sid>/subagents/...`, at any depth), or None (flat layout)"
     return first(d.parent for d in Path(path).parents if d.name == SESS_DIRS['subagents'] and is_sid(d.parent.name))
 
+# %% ../nbs/04_sess.ipynb #5c0e1c0c
 class Sess:
     "One session: its transcript `path`, `sid` and `project`, records `recs`, subagents `agents`, and listing metadata"
     def __init__(self,
@@ -137,30 +142,6 @@ class Sess:
                 ):
         self.path = Path(path) if path is not None else None
         self._recs, self.skip_bad, self._agent_recs = None if recs is None else L(recs), skip_bad, {}
-
-    @property
-    def agent(self) -> str | None:
-        "The agent id, when the transcript is a subagent's (`agent-<id>.jsonl`); None for a session's"
-        return agent_id(self.path) if self.path is not None and self.path.name.startswith('agent-') else None
-
-    @property
-    def sid(self) -> str:
-        "The session id: the transcript's name (a subagent's: its session's), or the `sessionId` of loaded records"
-        if self.path is not None and not self.agent: return self.path.stem
-        if self.path is not None and (home := _subagents_home(self.path)): return home.name
-        recs = self._recs if self._recs is not None else _lines(_head(self.path))
-        return first(v for r in recs if is_sid(v := r.get('sessionId')))
-
-    @property
-    def name(self) -> str:
-        "What titles call it: the session id, or `agent <id> of <session id>`"
-        return f'agent {self.agent} of {self.sid}' if self.agent else self.sid
-
-    @property
-    def project(self) -> str | None:
-        "The name of the project folder the transcript sits in (a subagent's: its session's)"
-        if self.path is None: return None
-        return home.parent.name if self.agent and (home := _subagents_home(self.path)) else self.path.parent.name
 
     @property
     def recs(self) -> L:
@@ -199,6 +180,31 @@ class Sess:
         size = f'{self.size:,} bytes' if self.size is not None else f'{len(self.recs)} records'
         return f'Sess({self.sid}, {size}, {trunc(self.label, 60, count=False)!r})'
 
+# %% ../nbs/04_sess.ipynb #ec206b1e
+@patch(as_prop=True)
+def agent(self:Sess) -> str | None:
+    "The agent id, when the transcript is a subagent's (`agent-<id>.jsonl`); None for a session's"
+    return agent_id(self.path) if self.path is not None and self.path.name.startswith('agent-') else None
+
+@patch(as_prop=True)
+def sid(self:Sess) -> str:
+    "The session id: the transcript's name (a subagent's: its session's), or the `sessionId` of loaded records"
+    if self.path is not None and not self.agent: return self.path.stem
+    if self.path is not None and (home := _subagents_home(self.path)): return home.name
+    recs = self._recs if self._recs is not None else _lines(_head(self.path))
+    return first(v for r in recs if is_sid(v := r.get('sessionId')))
+
+@patch(as_prop=True)
+def name(self:Sess) -> str:
+    "What titles call it: the session id, or `agent <id> of <session id>`"
+    return f'agent {self.agent} of {self.sid}' if self.agent else self.sid
+
+@patch(as_prop=True)
+def project(self:Sess) -> str | None:
+    "The name of the project folder the transcript sits in (a subagent's: its session's)"
+    if self.path is None: return None
+    return home.parent.name if self.agent and (home := _subagents_home(self.path)) else self.path.parent.name
+
 # %% ../nbs/04_sess.ipynb #5c0e1c11
 @patch
 def to_data(self:Sess) -> dict:
@@ -227,6 +233,7 @@ def agent_id(path, # a subagent transcript
     "The agent id in a subagent transcript's file name"
     return Path(path).stem.removeprefix('agent-')
 
+# %% ../nbs/04_sess.ipynb #428333f2
 def _first_rec(path):
     try:
         with open_transcript(path) as f: return first(_lines(f.read(_HEAD)))
@@ -244,6 +251,7 @@ def _nested_agent_files(d) -> list:
         found += [Path(root)/f for f in sorted(files) if f.startswith('agent-') and f.endswith('.jsonl')]
     return [f for f in found if readable_stat(f)]
 
+# %% ../nbs/04_sess.ipynb #97ef9b2f
 def _is_warmup(r):
     c = msg_content(r)
     if isinstance(c, list): c = first(b.get('text') for b in rec_blocks(r))
@@ -257,6 +265,7 @@ def _flat_agents(d) -> dict:
         if r and is_sid(s := r.get('sessionId')): res.setdefault(s, []).append(f)
     return res
 
+# %% ../nbs/04_sess.ipynb #870be34f
 SEARCH_CHUNK = 1 << 22  # bytes of a transcript `found_in` holds at once, whatever the file's size
 SEARCH_OVERLAP = 1 << 12  # bytes kept from one chunk to the next, so a match across the edge is found
 
@@ -276,6 +285,7 @@ def found_in(path, # a transcript
     except (OSError, TranscriptError): return set()
     return found
 
+# %% ../nbs/04_sess.ipynb #08958b5a
 def _named_in(path, files) -> list:
     "The agent transcripts among `files` whose agent id the session transcript at `path` names (a Task result does)"
     if not files: return []
@@ -298,30 +308,6 @@ def _agents(path, flat=None, leads=None) -> tuple:
     ids = {f: teammate_of(f).agent_id for f in mates}
     return (_by_time(_nested_agent_files(p.parent/p.stem/SESS_DIRS['subagents']) + named + mates, ids),
             _by_time(f for f in flat if f not in named))
-
-# %% ../nbs/04_sess.ipynb #5c0e1c15
-def _find_agents(s):
-    "Find the subagents and Warmup files of `s` once (an agent's transcript has none)"
-    if '_agents' not in s.__dict__: s._agents, s._warmups = _agents(s.path) if s.path and not s.agent else ({}, {})
-
-@patch(as_prop=True)
-def agents(self:Sess) -> dict:
-    "The session's subagent transcripts, both layouts: agent id -> path, oldest first (none for an agent's own)"
-    _find_agents(self)
-    return self._agents
-
-@patch(as_prop=True)
-def warmups(self:Sess) -> dict:
-    "The Warmup agent files older CLIs wrote at each start of the session: agent id -> path, oldest first"
-    _find_agents(self)
-    return self._warmups
-
-@patch
-def agent_recs(self:Sess, aid:str, # a subagent's id, a key of `agents`
-              ) -> L:
-    "The records of subagent `aid` (read on first use; a big one's read from its file as used: `open_recs`)"
-    if aid not in self._agent_recs: self._agent_recs[aid] = open_recs(self.agents[aid], skip_bad=self.skip_bad)
-    return self._agent_recs[aid]
 
 # %% ../nbs/04_sess.ipynb #5c0e1c93
 def teammate_of(path, # a transcript
@@ -346,6 +332,7 @@ def _mate_in(head):
         if team and name: return AttrDict(team=team, name=name, agent_id=opt_str(t.get('agentId')) or f'{name}@{team}')
     return None
 
+# %% ../nbs/04_sess.ipynb #efc7d68d
 def _team_config(team):
     "The lead's session id in the config of agent team `team`, while the team exists (else None)"
     cfg = cc_dir('teams')/re.sub(r'[^a-zA-Z0-9_-]', '-', team)/'config.json'
@@ -376,6 +363,30 @@ def _leads(d, fs=None, mates=None) -> dict:
     leads = {team: _team_lead(d, team, others) for team in {t.team for t in mates.values()}}
     return {p: leads[t.team] for p, t in mates.items() if leads[t.team]}
 
+# %% ../nbs/04_sess.ipynb #5c0e1c15
+def _find_agents(s):
+    "Find the subagents and Warmup files of `s` once (an agent's transcript has none)"
+    if '_agents' not in s.__dict__: s._agents, s._warmups = _agents(s.path) if s.path and not s.agent else ({}, {})
+
+@patch(as_prop=True)
+def agents(self:Sess) -> dict:
+    "The session's subagent transcripts, both layouts: agent id -> path, oldest first (none for an agent's own)"
+    _find_agents(self)
+    return self._agents
+
+@patch(as_prop=True)
+def warmups(self:Sess) -> dict:
+    "The Warmup agent files older CLIs wrote at each start of the session: agent id -> path, oldest first"
+    _find_agents(self)
+    return self._warmups
+
+@patch
+def agent_recs(self:Sess, aid:str, # a subagent's id, a key of `agents`
+              ) -> L:
+    "The records of subagent `aid` (read on first use; a big one's read from its file as used: `open_recs`)"
+    if aid not in self._agent_recs: self._agent_recs[aid] = open_recs(self.agents[aid], skip_bad=self.skip_bad)
+    return self._agent_recs[aid]
+
 # %% ../nbs/04_sess.ipynb #5c0e1c17
 def agent_meta(path, # a subagent transcript
               ) -> AttrDict:
@@ -395,6 +406,7 @@ def archive_dir() -> Path:
                           'for ~/.claude)')
     return projects_dir()
 
+# %% ../nbs/04_sess.ipynb #60b19c5b
 def _sample(sid):
     "The transcript of the sample session shipped with llmsurgery, when `sid` is its id"
     d = Path(str(importlib.resources.files('llmsurgery')))/'fixtures'/'qa'/'projects'
@@ -424,6 +436,7 @@ def ls_projects() -> L:
     d = archive_dir()
     return L(sorted((p for p in d.iterdir() if p.is_dir()), key=mtime_of, reverse=True)) if d.is_dir() else L()
 
+# %% ../nbs/04_sess.ipynb #e8bfae4b
 def _by_id(sid, cwd):
     if p := _find_id(sid, cwd): return p
     raise NotFound(f"No transcript for session {sid} under {projects_dir()}")
@@ -443,6 +456,7 @@ def _check_transcript(p):
 
 def _is_path(s): return isinstance(s, Path) or s.endswith('.jsonl') or os.sep in s or (os.altsep or os.sep) in s
 
+# %% ../nbs/04_sess.ipynb #d735946c
 _aid_re = re.compile(r'(?:agent-)?([A-Za-z0-9][\w-]*)')
 _mate_re = re.compile(r'[^@\s/]+@[^@\s/]+')  # `alice@crew`: the agent id `agents` prints for a teammate
 MIN_AGENT_PREFIX = 6  # a shorter start of an agent id is not taken for one: agent ids start alike (`a…`)
@@ -461,6 +475,7 @@ def agent_files_named(name, # an agent id (as `agents` prints it, or its file's 
             return {aid: fs[aid]} if aid in fs else fs
     return {}
 
+# %% ../nbs/04_sess.ipynb #78a53972
 def _id_list(ids, w=13): return ', '.join(i[:w] for i in ids[:5]) + (', ...' if len(ids) > 5 else '')
 
 def _by_name(name):
@@ -480,6 +495,7 @@ def _by_name(name):
     if ms: raise InputError(f'{len(ms)} sessions are titled like {name!r}: ' + ', '.join(f.stem[:13] for f in ms[:5]))
     raise NotFound(f'No session or agent with id, id prefix or title {name!r} under {projects_dir()}')
 
+# %% ../nbs/04_sess.ipynb #afbd4b4e
 def sess_file(s=None, # a session: id, unique id prefix, title, agent id, transcript path, `.` or None: the current one
               cwd=None, # the project directory for `.` and for ids (default: the current one)
              ) -> Path:
@@ -497,6 +513,7 @@ def sess_file(s=None, # a session: id, unique id prefix, title, agent id, transc
     if not s: raise InputError('An empty session name')
     return _by_id(s.lower(), cwd) if is_sid(s.lower()) else _by_name(s)
 
+# %% ../nbs/04_sess.ipynb #970b16a4
 def open_sess(s=None, # a session as `sess_file` names it, a `Sess`, or its records already loaded
               cwd=None, # the project directory for `.` and for ids (default: the current one)
              ) -> Sess:
@@ -527,6 +544,7 @@ def load_agents(s=None, # a session, as `open_sess` takes it
     "Records of every subagent of session `s`, keyed by agent id (a big one's read from its file as used)"
     return {a: open_recs(p, skip_bad=skip_bad) for a, p in open_sess(s, cwd).agents.items()}
 
+# %% ../nbs/04_sess.ipynb #347baf9c
 def agent_sess(aid:str, # a subagent's id (as `agents` prints it), or a unique start of it
                s=None, # its session, as `open_sess` takes it
                cwd=None, # the project directory for `.` and for ids
@@ -621,6 +639,7 @@ def _folder_files(d, known) -> list:
             else: out.append(SessFile(p, 'sidecar' if not rel else 'side'))
     return out
 
+# %% ../nbs/04_sess.ipynb #b80ea2a6
 def _config_files(sid) -> list:
     "`SessFile`s of session `sid` kept outside its project folder: its file history and its agents' todo lists"
     hist, todos = cc_dir('file_history')/sid, cc_dir('todos')
@@ -778,6 +797,7 @@ class SessList(Rows):
                                  label=s.label) for s in self]
     def to_data(self): return [s.to_data() for s in self]
 
+# %% ../nbs/04_sess.ipynb #71c9f23f
 def ls_sess(cwd=None, # a project directory: only its sessions (default: every project's)
            ) -> SessList:
     "Every session, the one that ran last first (`Sess.last_active`): all projects, or only the project in `cwd`"
@@ -797,12 +817,14 @@ def proj_dirs(project=None, # only projects whose folder name holds this, or the
         return ds.filter(lambda d: d.name == proj_slug(resolve_cwd(p)))
     return ds.filter(lambda d: str(project).lower() in d.name.lower())
 
+# %% ../nbs/04_sess.ipynb #eaf9f0a2
 def sess_tree(project=None, # only projects whose folder name holds this, or the project of this directory
               agents:bool=True, # find each session's subagents too
              ) -> L:
     "Every session as a `Sess` with its `agents`, newest activity first"
     return L(sorted((s for src in sources() for s in src.tree(project, agents)), key=lambda s: s.active, reverse=True))
 
+# %% ../nbs/04_sess.ipynb #287ca40b
 def written_since(mtime:float, # a file's modification time, in seconds since the epoch
                   since=None, # a time (see `ts_bound`), or None
                  ) -> bool:
@@ -810,6 +832,7 @@ def written_since(mtime:float, # a file's modification time, in seconds since th
     since = ts_bound(since)
     return not since or ts_bound(datetime.fromtimestamp(mtime, timezone.utc)) >= since
 
+# %% ../nbs/04_sess.ipynb #d56de824
 def transcripts(project=None, # only projects whose folder name holds this, or the project of this directory
                 since=None, # skip files last written before this time (see `ts_bound`)
                 agents:bool=True, # subagents' transcripts too
@@ -824,6 +847,7 @@ def transcripts(project=None, # only projects whose folder name holds this, or t
         if written_since(mtime_of(p), since): yield s, a, p
     if progress: progress(len(files), len(files))
 
+# %% ../nbs/04_sess.ipynb #17ea5aa3
 def scan_transcripts(read, # `read(path, agent id)`: what to get of each transcript
                      project=None, # only projects whose folder name holds this, or the project of this directory
                      since=None, # skip files last written before this time (see `ts_bound`)

@@ -32,6 +32,7 @@ def visible(s:str, # text about to be shown to a person
     "`s` with control characters (newline and tab aside), bidi controls and lone surrogates written as escapes"
     return _CTL.sub(_esc, s)
 
+# %% ../nbs/03_show.ipynb #3581a641
 def json_visible(s:str, # JSON text
                 ) -> str:
     "JSON text `s` with the characters `visible` escapes written as `\\u` escapes (the same JSON to any reader)"
@@ -46,6 +47,7 @@ def md_esc(s, # text from a transcript, about to be shown in Markdown
     s = ' '.join(visible(str(s)).split())
     return _MD.sub(r'\\\1', s.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;'))
 
+# %% ../nbs/03_show.ipynb #052e7348
 def md_code(s, # text from a transcript, shown as it is written
             lang:str='text', # the fence's language
            ) -> str:
@@ -65,6 +67,7 @@ def cell_text(v, # a table cell's value
     if isinstance(v, int): return f'{v:,}'
     return ' '.join(str(v).split())
 
+# %% ../nbs/03_show.ipynb #a16c645a
 def _cell(v): return visible(cell_text(v))  # for a terminal: no escape sequence from a transcript gets through
 
 def _cols(rows, cols): return list(cols or (rows[0].keys() if rows else []))
@@ -192,6 +195,7 @@ def _shown(r, showall, attachments):
     if showall: return True
     return is_chain(r, sidechain=True) and (attachments or r.get('type') != 'attachment')
 
+# %% ../nbs/03_show.ipynb #bb985bce
 def fmt_lines(recs, # the records to show, in order
               mx:int=500, # cut each string at this many characters (None: never)
               showall:bool=False, # also show bookkeeping records and attachments
@@ -239,6 +243,7 @@ def show_text(s:str, # the text to show
     else: print(s)
     return Shown(s)
 
+# %% ../nbs/03_show.ipynb #c03a303a
 def show_recs(recs, # the records to show, in order
               mx:int=500, # cut each string at this many characters (None: never)
               showall:bool=False, # also show bookkeeping records and attachments

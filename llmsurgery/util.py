@@ -25,6 +25,7 @@ def opt_str(v, # a field's value, of any type
     "`v` if it is a non-empty string, else None"
     return v if isinstance(v, str) and v else None
 
+# %% ../nbs/01a_util.ipynb #9125fba4
 def as_str(v, # a field's value, of any type
           ) -> str:
     "`v` if it is a string, else `''`"
@@ -35,6 +36,7 @@ def as_dict(v, # a field's value, of any type
     "`v` if it is a dict, else `{}`"
     return v if isinstance(v, dict) else {}
 
+# %% ../nbs/01a_util.ipynb #a7054e82
 def as_set(x, # None, one value, or several
           ) -> set | None:
     "The values `x` names as a set, or None when it names none"
@@ -53,6 +55,7 @@ def size_of(p, # a path
     try: return os.stat(p).st_size
     except OSError: return 0
 
+# %% ../nbs/01a_util.ipynb #60d194c2
 def stat_key(p, # a path
             ) -> list | None:
     "`[size, mtime_ns, inode]` of `p`, which change when it does; None when it cannot be read"
@@ -76,6 +79,7 @@ def bytes_digest(data:bytes, # a file's content
     "A short hex digest of `data` (BLAKE2b, 20 bytes)"
     return hashlib.blake2b(data, digest_size=20).hexdigest()
 
+# %% ../nbs/01a_util.ipynb #5cadbca0
 def json_digest(*parts, # JSON-able values
                ) -> bytes:
     "SHA-512 of `parts` as sorted JSON: the same parts, the same 64 bytes, on every run"
