@@ -1,5 +1,5 @@
-"Fixtures shared by the tests: a generated archive in the real format"
-import os, sys
+"Fixtures shared by the tests: a generated archive in the real format; a check that each test has the markers it needs"
+import os, sys, subprocess
 from pathlib import Path
 import pytest
 sys.path.insert(0, str(Path(__file__).parent.parent/'bench'))
@@ -15,3 +15,20 @@ def archive(tmp_path_factory):
     for k, v in old.items():
         if v is None: os.environ.pop(k, None)
         else: os.environ[k] = v
+
+@pytest.fixture(autouse=True)
+def _needs_its_marker(request, monkeypatch):
+    """A test that runs a real Claude Code CLI (more than `claude --version`) or Chromium fails unless it is marked
+    `cli` or `browser`, so that `tools/test --fast` (which leaves those out) never runs one"""
+    marks = {m.name for m in request.node.iter_markers()}
+    if {'cli', 'browser'} <= marks: return
+    start = subprocess.Popen._execute_child
+    def checked(self, args, executable, *a, **kw):
+        argv = [args] if isinstance(args, (str, bytes, os.PathLike)) else list(args)
+        name = Path(os.fsdecode(executable or argv[0])).name
+        if name == 'claude' and 'cli' not in marks and '--version' not in argv[1:]:
+            pytest.fail(f'runs the real Claude Code CLI ({" ".join(map(str, argv[:3]))} ...): mark it @pytest.mark.cli')
+        if name.startswith('chromium') and 'browser' not in marks:
+            pytest.fail('runs Chromium: mark it @pytest.mark.browser')
+        return start(self, args, executable, *a, **kw)
+    monkeypatch.setattr(subprocess.Popen, '_execute_child', checked)

@@ -141,6 +141,7 @@ def test_readers_survive_hostile_transcripts(cfg, case):
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err): rc = cli.main(argv)
             assert rc in (0, 1, 2) and 'internal error' not in err.getvalue(), (argv, done, err.getvalue())
             assert not any(c in out.getvalue() for c in '\x1b\x07\u009b\ud800'), (argv, done)
+    assert p.read_bytes() == data  # no reader, nor the command line, wrote to the transcript
 
 def block_fields():
     "`(fixture, line, block, key)`: one record per kind of content block and field in the fixtures (the first met)"
@@ -167,7 +168,7 @@ def test_every_block_field_of_every_odd_type(cfg, name, line, block, key):
         rec = json.loads(lines[line])
         rec['message']['content'][block][key] = v
         lines[line] = json.dumps(rec, ensure_ascii=False).encode('utf-8', 'surrogatepass') + b'\n'
-        p.write_bytes(b''.join(lines))
+        p.write_bytes(data := b''.join(lines))
         with config_dir(root), warnings.catch_warnings():
             warnings.simplefilter('ignore')
             s = Sess(p)
@@ -177,3 +178,4 @@ def test_every_block_field_of_every_odd_type(cfg, name, line, block, key):
                     if isinstance(e, ConvertError): assert what in ('chat', 'dlg'), (what, e)
                 except Exception as e:
                     raise AssertionError(f'{what} with {key}={v!r}: {type(e).__name__}: {e}') from e
+        assert p.read_bytes() == data  # left as planted: readers only read

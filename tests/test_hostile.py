@@ -70,6 +70,21 @@ def assert_one_warning(err, name):
     assert len(lines) == 1, err
     assert 'Traceback' not in err
 
+def assert_skipped_only(err, planted):
+    "`err` holds warnings alone, at least one, each naming a skipped entry of `planted` (paths)"
+    lines = err.strip().splitlines()
+    assert lines and 'Traceback' not in err, err
+    names = {str(p) for p in planted}
+    assert all(l.startswith('llmsurgery: warning: skipped ') and l[29:].split(': ')[0] in names for l in lines), err
+
+def same_as_before(capsys, argv, plant):
+    "Command `argv` answers exactly as it did before `plant()` put its hostile entries in: the same status and output"
+    want = run(capsys, *argv)
+    planted = plant()
+    got = run(capsys, *argv)
+    assert got[:2] == want[:2] and want[0] == 0, (argv, got[2])
+    assert_skipped_only(got[2], planted)
+
 # ---------------------------------------------------------------------------------------------------------------------
 # 1. FIFOs are never opened
 
@@ -83,13 +98,17 @@ def test_01_fifo_session_is_refused_not_read(arc, capsys):
     rc, out, err = run(capsys, 'show', str(tools_dir(arc)/f'{sid}.jsonl'))
     assert rc != 0 and len(err.strip().splitlines()) == 1 and 'Traceback' not in err
 
+def plant_fifos(arc):
+    "FIFOs named like two agents' transcripts and a session's: the paths"
+    fifos = [agent_dir(arc)/'agent-afifo01.jsonl', agent_dir(arc)/AGENT.sid/'subagents'/'agent-afifo02.jsonl',
+             tools_dir(arc)/'3c1e3c4d-0000-4000-8000-00000000f1f0.jsonl']
+    for f in fifos: os.mkfifo(f)
+    return fifos
+
 @pytest.mark.parametrize('argv', TREE_CMDS)
 def test_01_fifo_agents_do_not_block_tree_commands(arc, capsys, argv):
-    os.mkfifo(agent_dir(arc)/'agent-afifo01.jsonl')
-    os.mkfifo(agent_dir(arc)/AGENT.sid/'subagents'/'agent-afifo02.jsonl')
-    os.mkfifo(tools_dir(arc)/'3c1e3c4d-0000-4000-8000-00000000f1f0.jsonl')
-    rc, out, err = run(capsys, *argv)
-    assert rc in (0, 1) and 'Traceback' not in err
+    "Each command answers as it did without the FIFOs, and warns of nothing else"
+    same_as_before(capsys, argv, lambda: plant_fifos(arc))
 
 # ---------------------------------------------------------------------------------------------------------------------
 # 2. One bad entry does not stop a scan over many files
@@ -109,25 +128,32 @@ def plant_bad_entries(arc):
     os.symlink('/dev/zero', agent_dir(arc)/'agent-aflatzero.jsonl')
     return bad
 
+def bad_paths(arc, bad):
+    "The paths `plant_bad_entries` made"
+    sub = agent_dir(arc)/AGENT.sid/'subagents'
+    return [*(tools_dir(arc)/f'{sid}.jsonl' for sid in bad.values()), tools_dir(arc)/'loop-b.jsonl',
+            sub/'agent-adir.jsonl', sub/'agent-azero.jsonl', agent_dir(arc)/'agent-aflatzero.jsonl']
+
 @pytest.mark.parametrize('argv', TREE_CMDS)
 def test_02_bad_entries_are_skipped_by_tree_commands(arc, capsys, argv):
-    plant_bad_entries(arc)
-    rc, out, err = run(capsys, *argv)
-    assert rc in (0, 1) and 'Traceback' not in err, err
+    "Each command answers as it did without the bad entries, and warns of nothing else"
+    same_as_before(capsys, argv, lambda: bad_paths(arc, plant_bad_entries(arc)))
 
 def test_02_library_scans_skip_bad_entries(arc):
-    bad = plant_bad_entries(arc)
-    with deadline(), warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter('always')
-        ss = ls_sess()
-        tree = sess_tree()
-        fs = list(transcripts())
-        hits = find_sess('Tidy')
-        usage = find_usage('day')
-    assert {s.sid for s in ss} == {SID, AGENT.sid}
-    assert {s.sid for s in tree} == {SID, AGENT.sid}
-    assert len(hits) == 1 and len(usage)
-    assert all(Path(p).is_file() for _, _, p in fs)
+    def scans():
+        with deadline(), warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            got = dict(ls=[s.sid for s in ls_sess()], tree=[s.sid for s in sess_tree()],
+                       files=sorted(str(p) for *_, p in transcripts()), find=to_data(find_sess('Tidy')),
+                       usage=to_data(find_usage('day')))
+        return got, [str(x.message) for x in w]
+    want, quiet = scans()
+    planted = bad_paths(arc, plant_bad_entries(arc))
+    got, warned = scans()
+    assert got == want and quiet == []  # the bad entries change no answer
+    assert set(want['ls']) == {SID, AGENT.sid} and len(want['find']) == 1 and want['usage']
+    assert all(Path(p).is_file() for p in got['files'])
+    assert warned and all(any(str(p) in m for p in planted) for m in warned), warned
 
 def test_02_dir_named_like_a_transcript_is_skipped_with_one_warning(arc, capsys):
     bad = arc/TOOLS.path.parent.name/'22222222-0000-4000-8000-000000000001.jsonl'
@@ -155,18 +181,23 @@ def test_02_unreadable_transcripts_are_skipped(arc, capsys, argv):
     shutil.copy(TOOLS.path, bad)
     sub = agent_dir(arc)/AGENT.sid/'subagents'
     hidden = sorted(sub.glob('agent-*.jsonl'))[0]
-    unreadable(bad); unreadable(hidden)
-    if os.geteuid():
-        rc, out, err = run(capsys, *argv)
-    else:  # root reads anything: run the command as root without its capabilities, which obeys file modes
+    def cmd():
+        if os.geteuid(): return run(capsys, *argv)
+        # root reads anything: run the command as root without its capabilities, which obeys file modes
         if not shutil.which('setpriv'): pytest.skip('needs setpriv (util-linux) to drop root capabilities')
         code = 'import sys; from llmsurgery.cli import main; sys.exit(main(sys.argv[1:]))'
         p = subprocess.run(['setpriv', '--bounding-set=-all', sys.executable, '-c', code, *argv], capture_output=True,
                            text=True, timeout=120)
-        rc, out, err = p.returncode, p.stdout, p.stderr
-    assert 'Traceback' not in err, err
-    if argv[0] != 'show': assert rc in (0, 1)
-    else: assert rc == 0 and out
+        return p.returncode, p.stdout, p.stderr
+    kept = hidden.read_bytes()
+    hidden.unlink(); bad.unlink()
+    want = cmd()  # the archive without the two transcripts
+    hidden.write_bytes(kept); shutil.copy(TOOLS.path, bad)
+    unreadable(bad); unreadable(hidden)
+    rc, out, err = cmd()
+    assert (rc, out) == want[:2] and rc == 0 and out, err  # as if the unreadable files were not there
+    if argv[0] == 'show': assert err == ''
+    else: assert_skipped_only(err, [bad, hidden])
     if argv[0] in ('ls', 'find', 'errors'): assert_one_warning(err, bad.name)
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -227,8 +258,11 @@ def test_03_wrong_shapes_do_not_crash_readers(arc, field, value):
     p = tools_dir(arc)/f'{SID}.jsonl'
     recs = [json.loads(l) for l in p.read_text().splitlines()]
     hit = sum(_set(r, field, value) for r in recs if r.get('type') in ('user', 'assistant', 'last-prompt', 'system'))
+    assert hit > 0  # the value was planted
     p.write_text(''.join(json.dumps(r) + '\n' for r in recs))
+    planted = p.read_bytes()
     readers_cope(p, f' with {field}={value!r} ({hit} records)')
+    assert p.read_bytes() == planted  # readers only read
 
 def test_03_values_nested_as_deep_as_json_allows(arc):
     "A tool input nested 1,020 lists deep (orjson reads up to 1,024): readers cope, or raise the library's own error"
@@ -237,17 +271,23 @@ def test_03_values_nested_as_deep_as_json_allows(arc):
     for r in recs:
         for b in tool_uses(r): b['input']['deep'] = '@@'
     p.write_text(''.join(json.dumps(r) + '\n' for r in recs).replace('"@@"', '['*1020 + ']'*1020))
+    planted = p.read_bytes()
+    assert planted.count(b'['*1020) >= 3  # every tool call of the session got one
     readers_cope(p)
+    assert p.read_bytes() == planted
 
 @pytest.mark.parametrize('field,value', WRONG[:10], ids=[f for f, _ in WRONG[:10]])
 def test_03_wrong_shapes_do_not_crash_the_command_line(arc, capsys, field, value):
     p = tools_dir(arc)/f'{SID}.jsonl'
     recs = [json.loads(l) for l in p.read_text().splitlines()]
-    for r in recs: _set(r, field, value)
+    assert sum(_set(r, field, value) for r in recs) > 0
     p.write_text(''.join(json.dumps(r) + '\n' for r in recs))
+    planted = p.read_bytes()
     for argv in (['show', SID], ['show', '--all', SID], ['grep', 't', SID], ['prompts', SID], ['stats', SID]):
         rc, out, err = run(capsys, *argv)
-        assert 'Traceback' not in err and rc in (0, 1, 2), (argv, err)
+        # an answer (0) or nothing found (1): never bad usage (2), an internal error or a traceback
+        assert rc in (0, 1) and err == '', (argv, err)
+    assert p.read_bytes() == planted  # nothing is written
 
 @pytest.mark.parametrize('field,value', [('message.content.0.tool_use_id', ['x']), ('message.content.0.input', 'cmd'),
                                          ('message.content.0.id', {'a': 1}), ('type', ['user'])])
@@ -258,10 +298,15 @@ def test_03_wrong_shapes_do_not_crash_the_archive_index(arc, capsys, tmp_path, m
         recs = [json.loads(l) for l in p.read_text().splitlines()]
         for r in recs: _set(r, field, value)
         p.write_text(''.join(json.dumps(r) + '\n' for r in recs))
+    planted = {p: p.read_bytes() for p in arc.rglob('*.jsonl')}
     for argv in (['index'], ['errors', '--all'], ['commands', '--grep', 'l'], ['files', '--edited', 'notes.txt'],
                  ['usage', '--by', 'session'], ['find', 'e']):
         rc, out, err = run(capsys, *argv)
         assert rc in (0, 1) and 'internal error' not in err and 'Traceback' not in err, (argv, err)
+        if argv[0] != 'index':  # the index answers as the scan does
+            assert (rc, out) == run(capsys, *argv, '--no-index')[:2], argv
+        else: assert rc == 0, err
+    assert {p: p.read_bytes() for p in arc.rglob('*.jsonl')} == planted  # the transcripts are left as they were
 
 # ---------------------------------------------------------------------------------------------------------------------
 # 4. Lone surrogates, as Node's JSON.stringify writes them
@@ -563,14 +608,16 @@ def test_14_control_characters_are_shown_escaped(arc, tmp_path, capsys, argv):
     sid = evil_session(arc, tmp_path)
     takes_sid = argv[0] in ('show', 'grep', 'prompts', 'replies', 'tools', 'errors', 'commands', 'stats', 'result',
                             'files') and argv not in (['errors', '--all'], ['commands', '--grep', 'echo'])
+    found = argv != ['files']  # the session edits no file: `files` finds nothing (1); each other command shows it
     rc, out, err = run(capsys, *argv, *([sid] if takes_sid else []))
-    assert rc in (0, 1), err
+    assert rc == (0 if found else 1), err
     assert not RAW.search(out), repr(RAW.search(out))
     assert not RAW.search(err)
+    assert ('pwned' in out) == found  # the text is there, escaped
     if argv[0] in ('show', 'prompts', 'grep'): assert '\\x1b]0;pwned\\x07' in out
     rc, out, err = run(capsys, *argv, *([sid] if takes_sid else []), '--json')
-    assert not RAW.search(out) and rc in (0, 1)
-    json.loads(out)
+    assert not RAW.search(out) and rc == (0 if found else 1)
+    assert ('pwned' in json.dumps(json.loads(out))) == found
     if argv[0] == 'show':  # and the records one per line
         rc, out, err = run(capsys, *argv, sid, '--jsonl')
         assert not RAW.search(out) and rc == 0

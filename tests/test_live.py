@@ -12,6 +12,8 @@ from llmsurgery.claude import run_claude
 from llmsurgery.fakeapi import FakeAPI, text_block, tool_use_block, route
 from llmsurgery.rec import result_txt
 
+pytestmark = pytest.mark.cli  # every test runs the real CLI
+
 PY = sys.executable
 LLMS = str(Path(sys.executable).parent/'llmsurgery')
 

@@ -19,6 +19,8 @@ from llmsurgery.fakeapi import FakeAPI, text_block, tool_use_block
 from llmsurgery.manage import *
 from llmsurgery import cli
 
+pytestmark = pytest.mark.cli  # every test starts from sessions the real CLI recorded
+
 TOOLS = 'Bash,Read,Write'
 
 def age(root, secs=3600):
@@ -264,10 +266,12 @@ def test_fork_at_a_reply_resumes_with_exactly_that_conversation(env):
 
 LONG = 'a-rather-long-folder-name-' * 3
 
-@pytest.fixture
-def moved_setup(tmp_path, monkeypatch):
-    "Sessions recorded in old/proj (two), old/proj2 (a neighbour by prefix) and old/proj/sub; then old/proj is moved"
-    root = tmp_path
+@pytest.fixture(scope='module')
+def moved_base(tmp_path_factory):
+    """Sessions recorded once in old/proj (two), old/proj2 (a neighbour by prefix) and old/proj/sub, then old/proj
+    moved: the folder the tests work in, and a pristine copy of it that each test starts from"""
+    top = tmp_path_factory.mktemp('moved')
+    root, pristine = top/'root', top/'pristine'
     cfg, old = root/'cfg', root/'old'/'proj'
     new = root/'new'/LONG/LONG/'proj-renamed'  # a project folder name over 200 characters: hashed
     for d in (old/'sub', root/'old'/'proj2'): d.mkdir(parents=True)
@@ -276,14 +280,24 @@ def moved_setup(tmp_path, monkeypatch):
         s2 = record(cfg, old, api, f'Look at {old}/notes.txt and {old}2/x', notes_turns(old, 'beta'))
         s3 = record(cfg, root/'old'/'proj2', api, 'Neighbour', notes_turns(root/'old'/'proj2', 'gamma'))
         s4 = record(cfg, old/'sub', api, 'Sub', notes_turns(old/'sub', 'delta'))
-    age(cfg)
-    os.utime(next(cfg.glob(f'projects/*/{s2}.jsonl')), (time.time() - 60,) * 2)  # s2 is the newest
     new.parent.mkdir(parents=True)
     shutil.move(old, new)
-    monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(cfg))
+    shutil.copytree(root, pristine, symlinks=True)
+    return AttrDict(root=root, pristine=pristine, cfg=cfg, old=old, new=new, s1=s1, s2=s2, s3=s3, s4=s4)
+
+@pytest.fixture
+def moved_setup(moved_base, monkeypatch):
+    """`moved_base` as it was recorded: the sessions' paths name its folder, so each test gets that folder back, made
+    afresh from the pristine copy, aged, s2 the newest, with its own state and cache in it"""
+    m = moved_base
+    shutil.rmtree(m.root)
+    shutil.copytree(m.pristine, m.root, symlinks=True)
+    age(m.cfg)
+    os.utime(next(m.cfg.glob(f'projects/*/{m.s2}.jsonl')), (time.time() - 60,) * 2)  # s2 is the newest
+    monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(m.cfg))
     monkeypatch.delenv('CLAUDE_CODE_SESSION_ID', raising=False)
-    for v in ('XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_CONFIG_HOME'): monkeypatch.setenv(v, str(tmp_path/v))
-    return AttrDict(root=root, cfg=cfg, old=old, new=new, s1=s1, s2=s2, s3=s3, s4=s4)
+    for v in ('XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_CONFIG_HOME'): monkeypatch.setenv(v, str(m.root/v))
+    return m
 
 def old_in(data:bytes, old) -> bool:
     "Does `data` name `old` as a path (not as the start of another name, like old + '2')?"

@@ -181,6 +181,7 @@ def test_every_repr_and_the_page_keep_hostile_text_inert(arc):
         assert not live_html(page.split('<body>', 1)[1]), live_html(page)
         assert '&lt;script&gt;' in page
 
+@pytest.mark.browser
 @needs_chromium
 def test_page_in_a_browser_shows_and_runs_nothing(arc, tmp_path):
     shot = tmp_path/'page.png'

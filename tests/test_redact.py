@@ -264,6 +264,7 @@ def test_the_request_journal_stays_consistent(env, planted, channel):
     refs = {h for r in recs if r.get('type') == 'api-request' for h in [r.get('shapeHash'), *r.get('tail', [])]}
     assert not refs & stale
 
+@pytest.mark.cli
 def test_a_redacted_copy_resumes_with_the_real_cli(env, planted):
     from llmsurgery.resume import resume_check
     _, _, p = copy_of(env, 'bash')

@@ -57,6 +57,7 @@ def _documented(mod):
 
 NOTEBOOKS = sorted(NBS.glob('*.ipynb'))
 
+@pytest.mark.notebooks
 @pytest.mark.parametrize('nb', NOTEBOOKS, ids=lambda p: p.stem)
 def test_page(site, nb):
     "Each notebook is a page: titled, free of errors and of nbdev's directives, documenting every function it exports"
@@ -86,6 +87,7 @@ def _hidden(nb):
                 out.add(f'{ast.unparse(cls)}.{n.name}' if cls is not None else n.name)
     return out
 
+@pytest.mark.notebooks
 def test_cli_page_is_a_reference(site):
     "The command line's page has a section per command: its heading, its usage and options, and a run's output"
     from llmsurgery.cli import cli_parser
@@ -102,6 +104,7 @@ def test_cli_page_is_a_reference(site):
     assert text.count('(exit status ') >= 20  # the runs, with their output
     assert 'cmd_ls' not in text and 'fmt_ls' not in text and 'cli_command' not in html.split('How a command')[0]
 
+@pytest.mark.notebooks
 def test_index_page(site):
     "The home page shows the two commands a newcomer needs, and the example's output"
     text = ' '.join(_page(site, NBS/'index.ipynb').text)
@@ -121,6 +124,7 @@ def test_llms_txt_and_package_docstring():
 
     assert 'claude --resume' in llms and 'llmsurgery find' in llms
 
+@pytest.mark.notebooks
 def test_llms_txt_links_pages_the_build_makes_and_summarises_every_function(site):
     """Every page llms.txt links is one the docs build makes (the `.html.md` Quarto writes beside each `.html`), and it
     gives the one-line summary of every public function"""

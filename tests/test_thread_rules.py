@@ -19,6 +19,8 @@ from llmsurgery.convert import recs2chat, chat2api
 from llmsurgery.claude import claude_version
 from llmsurgery.cli_versions import fetch_cli, CLI_SOURCES
 
+pytestmark = pytest.mark.cli  # every case resumes with a real CLI
+
 SID = '5e55a0c1-0000-4000-8000-000000000001'
 MODEL = 'claude-sonnet-4-6'
 

@@ -350,13 +350,15 @@ def test_04_updates_killed_after_random_delays(small_tree, tmp_path, monkeypatch
     root, want = small_tree
     rng = random.Random(19)
     n = 3 + int(os.environ.get('LLMSURGERY_FAULTS', 0))
+    def died_or_finished(rc, out): assert rc == -signal.SIGKILL or (rc == 0 and 'finished' in out), (rc, out)
     for i in range(n):
         cache = tmp_path/f'cache{i}'
         monkeypatch.setenv('XDG_CACHE_HOME', str(cache))
         if os.environ.get('LLMSURGERY_FAULTS') and rng.random() < 0.5:
-            kill_updater(root, cache, rng.randrange(1, 40), rng.choice([w for _, w in POINTS]))
-        else: kill_updater(root, cache, 10**9, '_index_lines:after', delay=rng.uniform(0.6, 2.5))
-        if rng.random() < 0.5: kill_updater(root, cache, 10**9, '_index_lines:after', delay=rng.uniform(0.5, 2))
+            died_or_finished(*kill_updater(root, cache, rng.randrange(1, 40), rng.choice([w for _, w in POINTS])))
+        else: died_or_finished(*kill_updater(root, cache, 10**9, '_index_lines:after', delay=rng.uniform(0.6, 2.5)))
+        if rng.random() < 0.5:
+            died_or_finished(*kill_updater(root, cache, 10**9, '_index_lines:after', delay=rng.uniform(0.5, 2)))
         check_after(root, cache, want)
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -620,7 +622,7 @@ def test_11_resume_preview_refuses_an_unknown_cli_version(arc, capsys, v):
 
 def test_11_a_later_release_of_the_newest_series_says_so(arc, capsys):
     rc, out, err = run(capsys, 'resume-preview', SID, '--cli', '2.1.400')
-    assert rc in (0, 1) and 'would resume' in out
+    assert rc == 0 and 'Claude Code 2.1.333 would resume' in out and 'sent as written' in out
     assert 'newer than every measured version: predicting with the rules of 2.1.333' in err
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -629,7 +631,7 @@ def test_11_a_later_release_of_the_newest_series_says_so(arc, capsys):
 def test_12_redact_check_writes_no_key(arc, capsys, tmp_path):
     before = snapshot(tmp_path)
     rc, out, err = run(capsys, 'redact', SID, '--check')
-    assert rc in (0, 1) and snapshot(tmp_path) == before, err
+    assert rc == 0 and 'no secrets found' in out and snapshot(tmp_path) == before, err
 
 def test_12_redact_check_with_an_unwritable_config_home(arc, capsys, tmp_path, monkeypatch):
     (tmp_path/'afile').write_text('x')
