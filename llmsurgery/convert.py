@@ -43,7 +43,7 @@ def _media(b, rec):
     if s.get('type') == 'url' and set(s) == {'type', 'url'}: return cls(s['url'])
     raise ConvertError(rec, f"its `{b['type']}` block has a {s.get('type')!r} source, which cannot be converted")
 
-# %% ../nbs/12b_convert.ipynb #a4d9db23
+# %% ../nbs/12b_convert.ipynb #6b0b5553
 def _text(b, k, rec, default=None):
     "Field `k` of block `b`, which must be a string (`default` when it is missing)"
     if isinstance(v := b.get(k, default), str): return v
@@ -63,6 +63,7 @@ def _result_part(b, rec):
         return Text(block_txt(b), raw=b)
     return _user_part(b, rec)
 
+# %% ../nbs/12b_convert.ipynb #9f72129e
 def _result(b, rec, calls):
     _no_extra(b, {'type', 'tool_use_id', 'content', 'is_error'}, rec)
     if not isinstance(b.get('tool_use_id'), str):
@@ -72,6 +73,7 @@ def _result(b, rec, calls):
                       text=[_result_part(o, rec) for o in c] if isinstance(c, list) else c,
                       raw={'is_error': b['is_error']} if 'is_error' in b else None)
 
+# %% ../nbs/12b_convert.ipynb #a265af32
 def _asst_part(b, rec):
     t = b.get('type') if isinstance(b, dict) else None
     if t == 'text': return Text(_text(b, 'text', rec))
@@ -116,7 +118,7 @@ def rec_frags(recs, # the records of a conversation, in order (usually `sess_thr
         if rest: out.append(('user', [_user_part(b, r) for b in rest], r, None, []))
     return out
 
-# %% ../nbs/12b_convert.ipynb #7e31b206
+# %% ../nbs/12b_convert.ipynb #edcecbcb
 _sane_id = re.compile(r'[a-zA-Z0-9_-]*')
 
 def _plain(b) -> bool:
@@ -132,6 +134,7 @@ def _asst_msg(parts, blocks):
     if not all(map(_plain, blocks)): m.raw, m.raw_api = {'role': 'assistant', 'content': blocks}, 'anthropic'
     return m
 
+# %% ../nbs/12b_convert.ipynb #73d384a3
 def merge_frags(frags, # `(message, record)` fragments, as `rec_frags` gives them
                ) -> list:
     "`(message, records)` pairs: `rec_frags`' fragments joined into messages as Claude Code sends them"
@@ -145,6 +148,7 @@ def merge_frags(frags, # `(message, record)` fragments, as `rec_frags` gives the
     return [(_asst_msg(parts, bs) if role == 'assistant' else Msg(role, parts), recs)
             for role, parts, recs, _, bs in out if parts]
 
+# %% ../nbs/12b_convert.ipynb #d3c194d3
 def recs2chat(recs, # the records of a conversation, in order (usually `sess_thread`'s)
               attachments:bool=False # include attachment records, as user texts (the records as written, then)
              ) -> list:
@@ -172,7 +176,7 @@ def chat2api(msgs:list, # canonical messages (fastllm's `Msg`)
         else: out.append(d)
     return out
 
-# %% ../nbs/12b_convert.ipynb #81ba7e30
+# %% ../nbs/12b_convert.ipynb #f0ea9a4c
 _FLAGS = ('isMeta', 'isCompactSummary', 'isVisibleInTranscriptOnly', 'promptSource', 'origin')
 
 def _time(ts):
@@ -183,12 +187,14 @@ def _prompt_meta(r) -> dict:
     fl = {k: r[k] for k in _FLAGS if k in r}
     return ({'timestamp': r['timestamp']} if r.get('timestamp') else {}) | ({'flags': fl} if fl else {})
 
+# %% ../nbs/12b_convert.ipynb #1b9b2902
 def _raw_msg(dlg, r):
     r = orjson.loads(orjson.dumps(r))
     c = r.get('content') if isinstance(r.get('content'), str) else ''
     return dlg.mk_message(c, msg_type=sraw, id=dlg_msg_id(dlg.name, len(dlg.messages)),
                           meta={'rec_kind': r.get('type'), 'rec': r})
 
+# %% ../nbs/12b_convert.ipynb #99ceeeee
 def recs2dlg(recs, # a session's records, in file order
              name:str='', # the dialog's name
              mx:int=2000 # cut strings in replies longer than this (None: never)
@@ -225,6 +231,7 @@ def _recs2dlg(recs, name, mx):
     flush()
     return dlg
 
+# %% ../nbs/12b_convert.ipynb #7a96c15b
 def _recs(s, redact):
     "The records of session `s`, redacted when `redact` is true (the redact module comes later in reading order)"
     if not redact: return s.recs
@@ -241,12 +248,13 @@ def sess2dlg(sid:str=None, # the session, as `open_sess` takes it (default: the 
     s = open_sess(sid, cwd)
     with no_gc(): return recs2dlg(_recs(s, redact), name or s.sid, mx)
 
-# %% ../nbs/12b_convert.ipynb #581c3bba
+# %% ../nbs/12b_convert.ipynb #9b4a64fc
 def dlg2msgs(dlg, # an aidialog `Dialog`
             ) -> list:
     "The conversation of dialog `dlg` as Anthropic messages"
     return chat2api(dlg2chat(dlg))
 
+# %% ../nbs/12b_convert.ipynb #af0298e0
 def _reemit(rec, prev, key, used):
     "Record `rec` as it was, chained after uuid `prev`; a uuid derived from `key` if it has none or one in `used`"
     r = orjson.loads(orjson.dumps(rec))
@@ -257,6 +265,7 @@ def _reemit(rec, prev, key, used):
     if 'timestamp' in r and _time(r['timestamp']) is None: del r['timestamp']  # the writer stamps it
     return r
 
+# %% ../nbs/12b_convert.ipynb #4a9c4018
 def _prompt_recs(msgs, m, key, cwd):
     "Records of prompt `m`'s user `msgs` and reply, with what its metadata keeps"
     rs = msgs2recs(chat2api(msgs), key=key, cwd=cwd, ts=_time(m.meta.get('timestamp')) if m else None,
@@ -275,6 +284,7 @@ def _prompt_recs(msgs, m, key, cwd):
             if r['type'] == 'assistant': r['message']['usage'] = by[r['message']['id']]
     return rs
 
+# %% ../nbs/12b_convert.ipynb #331f8209
 def dlg2recs(dlg, # a dialog
              cwd=None, # the project directory the records belong to (default: the current one)
              key:str='dlg2sess' # what the records' ids are derived from, with the dialog's name
@@ -299,6 +309,7 @@ def dlg2recs(dlg, # a dialog
                       'were left out: those records are stamped as new ones are')
     return recs
 
+# %% ../nbs/12b_convert.ipynb #4fecc807
 def dlg2sess(dlg, # a dialog
              cwd=None, # the project directory to write the session for (default: the current one)
              key:str='dlg2sess', # the session id is derived from this and the dialog's name
@@ -311,7 +322,7 @@ def dlg2sess(dlg, # a dialog
     except FileExistsError as e: raise ExistsError(f'{e}; pass new=True (--new) to write a new session') from None
     return sid
 
-# %% ../nbs/12b_convert.ipynb #ca3a5918
+# %% ../nbs/12b_convert.ipynb #0a7ce46c
 def _umask() -> int:
     "The process's umask (reading it means setting it, so it is set straight back)"
     m = os.umask(0)
@@ -334,6 +345,7 @@ def sess2nb(sid:str=None, # the session, as `open_sess` takes it (default: the c
     os.chmod(fname, 0o666 & ~_umask())  # the temporary file it was renamed from was private
     return fname
 
+# %% ../nbs/12b_convert.ipynb #408f4529
 def _check_ipynb(fname):
     "Raise `NotebookError` unless `fname` holds a JSON object whose `cells` are cells (a `cell_type`, a text `source`)"
     try: nb = parse_json(Path(fname).read_bytes())
@@ -346,6 +358,7 @@ def _check_ipynb(fname):
                 (isinstance(src, str) or isinstance(src, list) and all(isinstance(o, str) for o in src))):
             raise NotebookError(fname, f'cell {i} is not a cell with a `cell_type` and a text `source`')
 
+# %% ../nbs/12b_convert.ipynb #907a1648
 def nb2sess(fname, # a dialog notebook
             cwd=None, # the project directory to write the session for (default: the current one)
             key:str='dlg2sess', # the session id is derived from this and the notebook's resolved path

@@ -84,13 +84,14 @@ def arrow_schema(table:str, # a table of `EXPORT_SCHEMA`
                      metadata={'llmsurgery.table': table, 'llmsurgery.export_version': str(EXPORT_VERSION),
                                'doc': t['doc']})
 
-# %% ../nbs/15_export.ipynb #b96710a0
+# %% ../nbs/15_export.ipynb #fbddecb1
 def month_of(ts, # a timestamp as Claude Code writes it, or anything
             ) -> str:
     "The partition a row with timestamp `ts` goes to: its month in UTC, `2026-11`, or `unknown`"
     d = parse_ts(ts)
     return ts_iso(d)[:7] if d is not None else 'unknown'
 
+# %% ../nbs/15_export.ipynb #11458415
 _ROWS = dict(
     sessions='''SELECT month_of(min(f.first_ts)) AS m, s.sid, s.path, s.cwd,
       coalesce(s.custom_title, s.ai_title), s.version, s.branch, min(f.first_ts), max(f.last_ts), sum(f.records),
@@ -119,7 +120,7 @@ def export_rows(ix:ArchiveIndex, # an up-to-date index
     cur = ix.con.execute(_ROWS[table], (project,))
     for m, rows in itertools.groupby(cur, key=lambda r: r[0]): yield m, [r[1:] for r in rows]
 
-# %% ../nbs/15_export.ipynb #f1350ccf
+# %% ../nbs/15_export.ipynb #c0b74f5e
 _TEXT = dict(sessions={'title'}, records={'text'}, tool_calls={'input', 'path', 'command', 'result'}, messages=set())
 
 def _redacted(rd, table, rows, cols):
@@ -136,6 +137,7 @@ def _redacted(rd, table, rows, cols):
         out.append(r)
     return out
 
+# %% ../nbs/15_export.ipynb #04c8b002
 _BAD = object()
 
 def _fit(ty, v):
@@ -147,6 +149,7 @@ def _fit(ty, v):
     if ty == 'float64': return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else _BAD
     return v if isinstance(v, str) else _BAD
 
+# %% ../nbs/15_export.ipynb #8045334b
 def write_partition(dest:Path, # the export's folder
                     table:str, # a table of `EXPORT_SCHEMA`
                     project:str, # the project (folder name)
@@ -173,9 +176,15 @@ def write_partition(dest:Path, # the export's folder
     tmp.rename(part)
     return part
 
-# %% ../nbs/15_export.ipynb #f1568ee1
+# %% ../nbs/15_export.ipynb #48528496
 def _print(*parts): return hashlib.sha1(json.dumps(parts, default=str).encode()).hexdigest()[:16]
 
+def _write_json(p, o):
+    tmp = p.with_name(p.name + '.tmp')
+    tmp.write_text(json.dumps(o, indent=1))
+    tmp.replace(p)
+
+# %% ../nbs/15_export.ipynb #caf5a3e2
 def _remove(dest, table, project, months):
     "Remove partitions `months` of `project` from `table`, and the project's folder when it is left empty"
     if table not in EXPORT_SCHEMA or not isinstance(project, str) or '/' in project or project in ('', '.', '..'):
@@ -186,11 +195,7 @@ def _remove(dest, table, project, months):
             shutil.rmtree(d/f'month={m}', ignore_errors=True)
     if d.is_dir() and not any(d.iterdir()): d.rmdir()
 
-def _write_json(p, o):
-    tmp = p.with_name(p.name + '.tmp')
-    tmp.write_text(json.dumps(o, indent=1))
-    tmp.replace(p)
-
+# %% ../nbs/15_export.ipynb #1bddb25a
 _STATE_KEYS = {'version', 'config', 'redact', 'projects', 'partitions'}
 
 def export_state(dest:Path, # the folder an export is to go to
@@ -214,6 +219,7 @@ def export_state(dest:Path, # the folder an export is to go to
                           'export to another folder, or delete this one first')
     return state
 
+# %% ../nbs/15_export.ipynb #ecd07694
 def export_parquet(dest, # the folder to write (created when missing)
                    cfg=None, # the Claude Code config folder (default: `claude_dir()`)
                    redact:bool=False, # replace secrets in free text by placeholders (see *Redacting secrets*)

@@ -32,7 +32,7 @@ _think = re.compile(re.escape(think_start) + r'\n::: details\n\n## Thinking\n\n(
                     r'[ \t]*(?:\n|$)', re.DOTALL)
 _new_keys, _req_keys = {'id', 'name', 'args', 'result', 'server', 'md', 'error'}, {'id', 'name', 'args', 'result'}
 
-# %% ../nbs/12a_hist.ipynb #68c6539f
+# %% ../nbs/12a_hist.ipynb #8152389b
 def _tool_item(d, old=False):
     "A tool block's dict, old or new form, as the keyword arguments of its parts"
     if old:
@@ -54,10 +54,12 @@ def _load_tool(body, lineno, line, old=False):
     _check_tool(d, lineno, line, old)
     return _tool_item(d, old)
 
+# %% ../nbs/12a_hist.ipynb #6a019019
 def _may_open(open_f, n):
     "May a block with a fence of `n` backticks open while text fence `open_f` is open (see above)?"
     return open_f is None or (open_f[0] == '`' and open_f[1] <= n)
 
+# %% ../nbs/12a_hist.ipynb #981f4a3f
 def _reply_items(text:str) -> list:
     "`text` as `(kind, value)` items: `('text', str)`, `('think', str)` and `('tool', dict)`, in order"
     items, pos, start, open_f = [], 0, 0, None  # open_f: the text fence open at `pos`, as (char, length)
@@ -99,7 +101,7 @@ def _reply_items(text:str) -> list:
     add_text(len(text))
     return items
 
-# %% ../nbs/12a_hist.ipynb #a3f4c50e
+# %% ../nbs/12a_hist.ipynb #01eec620
 def _parts(d):
     "The `ToolUse` and `ToolResult` of a tool item"
     kw, md = dict(id=d['id'], name=d['name'], arguments=d['args'] or {}), bool(d.get('md'))
@@ -107,6 +109,7 @@ def _parts(d):
     raw = {'is_error': d['error']} if 'error' in d else None
     return ToolUse(**kw), ToolResult(**kw, text=d['result'], md=md, raw=raw)
 
+# %% ../nbs/12a_hist.ipynb #0723bb1b
 def fmt2hist(text:str, # a reply as `hist2fmt` renders it (or in the older `tool-usage-details` form)
              calls:list=None # the tool ids of each assistant message with parallel calls, in call order
             ) -> list:
@@ -150,9 +153,7 @@ def _mark_errors(text:str, msgs:list) -> str:
             pos = j
     return text
 
-# %% ../nbs/12a_hist.ipynb #6c69236a
-_att_ref = re.compile(r'!\[[^\]\n]*\]\(attachment:([^)\s]+)\)')
-
+# %% ../nbs/12a_hist.ipynb #a3a67cd0
 def _att_id(data:bytes) -> str: return hashlib.sha256(data).hexdigest()[:16]
 
 def _media_cls(mime):
@@ -173,13 +174,14 @@ def _att_part(m, aid):
     url = f'data:{a.content_type};base64,{base64.b64encode(a.data).decode()}'
     return _media_cls(a.content_type)(url, mime=a.content_type)
 
-# %% ../nbs/12a_hist.ipynb #e733df7e
+# %% ../nbs/12a_hist.ipynb #10798a6a
 def dlg_msg_id(name:str, # the dialog's name
                i:int, # the message's position in it
               ) -> str:
     "The id of message `i` of dialog `name`: derived from both, so rebuilding a dialog gives the same ids"
     return hashlib.sha256(f'{name}:{i}'.encode()).hexdigest()[:8]
 
+# %% ../nbs/12a_hist.ipynb #4eda2384
 def add_prompts(dlg, # the dialog to add to
                 parts:list, # a user message's parts: text and media
                 meta:dict=None # metadata for each new prompt
@@ -197,6 +199,9 @@ def add_prompts(dlg, # the dialog to add to
         else: raise InputError(f'a prompt cannot hold a {type(p).__name__} part')
     return out
 
+# %% ../nbs/12a_hist.ipynb #056b2741
+_att_ref = re.compile(r'!\[[^\]\n]*\]\(attachment:([^)\s]+)\)')
+
 def _text_parts(m, text:str) -> list:
     "`text` as parts: text, and message `m`'s attachments where `text` references them"
     ids, out, pos = {a.id for a in m.attachments}, [], 0
@@ -213,7 +218,7 @@ def prompt_parts(m, # a prompt message of a dialog
     "The parts of prompt message `m`: its text, and its attachments where they are referenced"
     return _text_parts(m, m.content)
 
-# %% ../nbs/12a_hist.ipynb #f7630501
+# %% ../nbs/12a_hist.ipynb #1f2f5a85
 def _result_items(m, p):
     "Result `p`'s list of parts as JSON-ready items, media attached to `m`"
     items = []
@@ -226,10 +231,12 @@ def _result_items(m, p):
 def _items_parts(m, items) -> list:
     return [Text(o['text'], raw=o.get('raw')) if 'text' in o else _att_part(m, o['att']) for o in items]
 
+# %% ../nbs/12a_hist.ipynb #e9ffe82e
 def _only_spaced(v, mx) -> bool:
     "Is `v` a string that `hist2fmt` shows (cut at `mx`) without its trailing whitespace only, so worth keeping?"
     return isinstance(v, str) and v != v.rstrip() and trunc_str(v, mx) == v.rstrip()
 
+# %% ../nbs/12a_hist.ipynb #c736978a
 def set_reply(m, # a prompt message
               msgs:list, # the reply: assistant and tool messages
               mx:int=2000 # cut strings longer than this (None: never)
@@ -276,17 +283,19 @@ def chat2dlg(msgs:list, # canonical messages
         if reply: set_reply(ps[-1], reply, mx)
     return dlg
 
-# %% ../nbs/12a_hist.ipynb #f0f5ff95
+# %% ../nbs/12a_hist.ipynb #f4e19cc9
 def is_tagged(m, # a dialog message
              ) -> bool:
     "Is `m` a raw message carrying a transcript record (tagged with `meta['rec_kind']`), not conversation?"
     return m.msg_type == sraw and bool(m.meta.get('rec_kind'))
 
+# %% ../nbs/12a_hist.ipynb #8d8c8584
 def context_parts(m, # a note, code or raw message
                  ) -> list:
     "What a message that is not a prompt adds to the next user message: aidialog's XML of it, attachments as media"
     return _text_parts(m, msg2xml(m, incl_out=True, trunc_out=False, ids=False))
 
+# %% ../nbs/12a_hist.ipynb #28c4cee2
 def dlg_turns(dlg, # an aidialog `Dialog`
              ) -> list:
     "`(parts, prompt)` for each exchange of `dlg`: the user's parts, and the prompt holding the reply (or None)"
@@ -302,12 +311,13 @@ def dlg_turns(dlg, # an aidialog `Dialog`
     if parts or last: out.append((parts, last))
     return out
 
+# %% ../nbs/12a_hist.ipynb #12cf49e5
 def dlg2hist(dlg, # an aidialog `Dialog`
             ) -> list:
     "`dlg` as alternating history: the user's parts, then the reply's text, per exchange (tagged raw messages skipped)"
     return [o for parts, m in dlg_turns(dlg) for o in (parts, m.ai_res if m else '')]
 
-# %% ../nbs/12a_hist.ipynb #ef8e4667
+# %% ../nbs/12a_hist.ipynb #416def70
 def reply_msgs(m, # a prompt message of a dialog, with its reply
               ) -> list:
     "The assistant and tool messages of prompt `m`'s reply"
@@ -327,6 +337,7 @@ def reply_msgs(m, # a prompt message of a dialog, with its reply
                 if kept: t.content[i] = p.replace(arguments={**p.arguments, **kept})  # only where unedited
     return msgs
 
+# %% ../nbs/12a_hist.ipynb #55b3e1e6
 def dlg2chat(dlg, # an aidialog `Dialog`
             ) -> list:
     "The canonical messages of `dlg`, each reply's tool calls as `ToolUse` and `ToolResult` parts"

@@ -38,7 +38,12 @@ from .forensics import *
 from .redact import Redactor
 from .files import write_own
 
-# %% ../nbs/16_page.ipynb #896de54d
+# %% ../nbs/16_page.ipynb #d0cc071f
+def _redact(red, recs):
+    for r in recs: red.learn(r)
+    return L(red.relink(o) for r in recs if (o := red.rec(r)) is not None)
+
+# %% ../nbs/16_page.ipynb #755caf6c
 def _agent_recs(s, a):
     if a.id in s.agents: return s.agent_recs(a.id)
     return L(r for r in s.recs if r.get('isSidechain') and r.get('agentId') == a.id)
@@ -58,11 +63,7 @@ def page_agents(s:Sess, # the session
         out.append((a, f'<div class="lls-side">{head}{html_recs(recs, mx, budget)}</div>'))
     return out
 
-def _redact(red, recs):
-    for r in recs: red.learn(r)
-    return L(red.relink(o) for r in recs if (o := red.rec(r)) is not None)
-
-# %% ../nbs/16_page.ipynb #a0f2ea8c
+# %% ../nbs/16_page.ipynb #a9ae412b
 PAGE_CSS = '''
 body{margin:0;background:#f6f8fa}
 .lls.lls-page{margin:0 auto;padding:16px 20px 40px;max-width:64rem;background:#fff;min-height:100vh}
@@ -73,6 +74,7 @@ body{margin:0;background:#f6f8fa}
 '''
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 
+# %% ../nbs/16_page.ipynb #27a6cb69
 def _most(parts, budget):
     "The HTML `parts` while they fit in `budget` characters (the first always), then a line saying how many did not"
     out, size = [], 0
@@ -83,6 +85,7 @@ def _most(parts, budget):
         size += len(h)
     return ''.join(out)
 
+# %% ../nbs/16_page.ipynb #cca69ad4
 def sess_page(s=None, # a session, as `open_sess` takes it
               cwd=None, # the project directory for `.` and for ids
               redact:bool=False, # replace the secrets of the session and its subagents with placeholders first

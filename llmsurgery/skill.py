@@ -24,7 +24,7 @@ from pathlib import Path
 from .core import *
 from .files import atomic_write
 
-# %% ../nbs/18_skill.ipynb #18a00007
+# %% ../nbs/18_skill.ipynb #7dc5d9a0
 SKILL_NAME = 'llmsurgery'
 _MARK = '<!-- written by `llmsurgery skill install`; `llmsurgery skill uninstall` removes it -->'
 
@@ -33,6 +33,7 @@ def llmsurgery_cmd() -> str:
     p = Path(sys.executable).parent/'llmsurgery'
     return str(p) if p.exists() else (shutil.which('llmsurgery') or 'llmsurgery')
 
+# %% ../nbs/18_skill.ipynb #fe76cf13
 _RECIPES = [
     ('Find the session where something was said (a phrase from a message, case-insensitive with `(?i)`)',
      "find '(?i)the phrase' --json"),
@@ -54,6 +55,7 @@ _RECIPES = [
     ('The conversation, as `claude --resume` would rebuild it', 'show . --mx 500'),
 ]
 
+# %% ../nbs/18_skill.ipynb #6f6ee448
 _DESC = ('Answer questions about Claude Code sessions, this one or past ones, with the llmsurgery command instead of '
          'parsing transcripts by hand. Use when the user asks to find a session by something said in it, what was '
          "typed, which tools ran or failed, a tool's result, files touched, commands run, subagents, a session "
@@ -87,7 +89,7 @@ exit status is 0 when something was found, 1 when nothing was, 2 on bad usage.
 Other options: `{cmd} COMMAND --help`.
 '''
 
-# %% ../nbs/18_skill.ipynb #18a0000a
+# %% ../nbs/18_skill.ipynb #a2133cc2
 def skill_path(project=None, # None: the user's skills; True or a directory: that project's (True: the current one)
               ) -> Path:
     "Where llmsurgery's `SKILL.md` goes"
@@ -96,6 +98,7 @@ def skill_path(project=None, # None: the user's skills; True or a directory: tha
     if not d.is_dir(): raise NotFound(f'No project folder at {d}' + (': it is a file' if d.exists() else ''))
     return d/'.claude'/'skills'/SKILL_NAME/'SKILL.md'
 
+# %% ../nbs/18_skill.ipynb #221e6d4b
 def _ours(p): return p.is_file() and _MARK in p.read_text(errors='replace')
 
 def install_skill(project=None, # None: for the user; True or a directory: for that project
@@ -106,6 +109,7 @@ def install_skill(project=None, # None: for the user; True or a directory: for t
     if p.exists() and not _ours(p): raise ExistsError(f'{p} exists and was not written by llmsurgery; not replaced')
     return atomic_write(p, skill_md(cmd).encode(), replace=True)
 
+# %% ../nbs/18_skill.ipynb #6cb0ceb1
 def uninstall_skill(project=None, # None: the user's; True or a directory: that project's
                    ) -> Path | None:
     "Remove llmsurgery's skill (only if llmsurgery wrote it); returns the path removed, or None when there was none"

@@ -29,12 +29,13 @@ from .core import *
 from .rec import *
 from .show import *
 
-# %% ../nbs/03a_view.ipynb #ff054abd
+# %% ../nbs/03a_view.ipynb #bdd1ecc7
 def html_esc(s, # text from a transcript (anything else is shown as `str` shows it)
             ) -> str:
     "`s` as inert HTML text, safe in an attribute too: `& < > \" '` as entities, control characters as escapes"
     return html.escape(visible(str(s)), quote=True)
 
+# %% ../nbs/03a_view.ipynb #6ec312dd
 def html_cut(s, # the text to show
              mx:int=2000, # show at most this many characters (None: all)
             ) -> str:
@@ -164,12 +165,30 @@ def html_img(b, # an `image` content block
     if kb > max_kb: return f'<span class="lls-note">[image {mt}, {kb:,.0f} KB, not shown]</span>'
     return f'<img class="lls-img" alt="image" src="data:{mt};base64,{data}">'
 
-# %% ../nbs/03a_view.ipynb #b3f212fd
-_NAME = 200  # a tool's name, an id, a model: short in every real session, cut at this many characters if not
+# %% ../nbs/03a_view.ipynb #15620803
+def _fit(items, show, room, what):
+    "`show(item)` for `items` while their HTML fits in `room` characters (the first always), then a note of the rest"
+    out, size = [], 0
+    for i, o in enumerate(items):
+        h = show(o)
+        if out and size + len(h) > room:
+            out.append(f'<div class="lls-cut">… {len(items) - i:,} more {what} not shown</div>')
+            break
+        out.append(h)
+        size += len(h)
+    return ''.join(out)
 
-def _is_shown(r, showall, attachments):
-    if showall: return True
-    return is_chain(r, sidechain=True) and (attachments or r.get('type') != 'attachment')
+# %% ../nbs/03a_view.ipynb #e90d59fa
+def _part_html(p, mx):
+    if isinstance(p, dict) and p.get('type') == 'image': return html_img(p)
+    return f'<pre>{html_cut(result_txt(p if isinstance(p, str) or p is None else [p]), mx)}</pre>'
+
+def _result_html(c, mx, room=None):
+    parts = c if isinstance(c, list) else [c]
+    return _fit(parts, lambda p: _part_html(p, mx), room or 20 * (mx or 5000), 'parts of the result')
+
+# %% ../nbs/03a_view.ipynb #4c02e664
+_NAME = 200  # a tool's name, an id, a model: short in every real session, cut at this many characters if not
 
 def html_call(name, # the tool
               inp, # its input
@@ -192,30 +211,11 @@ def html_call(name, # the tool
     cls = 'lls-call lls-bad' if failed else 'lls-call'
     return f'<details class="{cls}"{" open" if open else ""}><summary>{head}</summary>{body}</details>'
 
+# %% ../nbs/03a_view.ipynb #6893f04c
 def _call_html(b, res, agents, mx):
     "A `tool_use` block with its result (`res`: `(tool_result block, toolUseResult)` or None) and subagent"
     return html_call(b.get('name'), b.get('input'), None if res is None else res[0].get('content') or '',
                      res is not None and is_failure(*res), mx, (agents or {}).get(b.get('id')))
-
-def _part_html(p, mx):
-    if isinstance(p, dict) and p.get('type') == 'image': return html_img(p)
-    return f'<pre>{html_cut(result_txt(p if isinstance(p, str) or p is None else [p]), mx)}</pre>'
-
-def _fit(items, show, room, what):
-    "`show(item)` for `items` while their HTML fits in `room` characters (the first always), then a note of the rest"
-    out, size = [], 0
-    for i, o in enumerate(items):
-        h = show(o)
-        if out and size + len(h) > room:
-            out.append(f'<div class="lls-cut">… {len(items) - i:,} more {what} not shown</div>')
-            break
-        out.append(h)
-        size += len(h)
-    return ''.join(out)
-
-def _result_html(c, mx, room=None):
-    parts = c if isinstance(c, list) else [c]
-    return _fit(parts, lambda p: _part_html(p, mx), room or 20 * (mx or 5000), 'parts of the result')
 
 def _block_html(b, r, results, shown_calls, agents, mx):
     if not isinstance(b, dict): return f'<div class="lls-txt">{html_cut(block_txt(b), mx)}</div>'
@@ -235,7 +235,7 @@ def _block_html(b, r, results, shown_calls, agents, mx):
     if t == 'image': return html_img(b)
     return f'<div class="lls-note">{html_cut(block_txt(b), mx)}</div>'
 
-# %% ../nbs/03a_view.ipynb #99c06e9a
+# %% ../nbs/03a_view.ipynb #13bb9c2c
 def _head_html(r, names):
     role = rec_role(r)
     hdr = [f'<b>{html_cut(role, _NAME)}</b>' + (f':{html_cut(r["subtype"], _NAME)}' if role == 'system' and
@@ -248,6 +248,12 @@ def _head_html(r, names):
     if r.get('isSynthetic'): hdr.append('added by Claude Code on resuming')
     return '<div class="lls-hdr">' + ' · '.join(hdr) + '</div>'
 
+# %% ../nbs/03a_view.ipynb #3509ad88
+def _is_shown(r, showall, attachments):
+    if showall: return True
+    return is_chain(r, sidechain=True) and (attachments or r.get('type') != 'attachment')
+
+# %% ../nbs/03a_view.ipynb #6ba70c0c
 _WHOLE = object()  # stands for the content of a record whose content is not a list of blocks
 
 def html_recs(recs, # the records to show, in order
@@ -294,7 +300,7 @@ def html_recs(recs, # the records to show, in order
         size += len(box)
     return ''.join(out) or '<div class="lls-note">(no conversation)</div>'
 
-# %% ../nbs/03a_view.ipynb #f0bd4c4b
+# %% ../nbs/03a_view.ipynb #dd624cca
 MAX_MARKS = 200  # bars, points of a line; a timeline has a mark per spot at most (`MAX_MARKS` spots of 3 pixels)
 PALETTE = ('#0969da', '#8250df', '#1a7f37', '#bf8700', '#cf222e', '#57606a', '#e16f24', '#0550ae', '#a475f9')
 
@@ -309,6 +315,7 @@ def _svg(w, h, body, title):
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img">'
             f'{t}{body}</svg>')
 
+# %% ../nbs/03a_view.ipynb #0843b32c
 def svg_bars(series:dict, # name -> values, one per label; the series are stacked
              labels:list=None, # what each bar stands for (default: 1, 2, 3, ...)
              title:str='', # a line above the chart
@@ -356,7 +363,7 @@ def svg_bars(series:dict, # name -> values, one per label; the series are stacke
         lx += 24 + 6 * len(str(k))
     return _svg(width, height, ''.join(out), title)
 
-# %% ../nbs/03a_view.ipynb #e6a1e1d3
+# %% ../nbs/03a_view.ipynb #93753780
 def svg_line(values:list, # the values, one per position
              labels:list=None, # what each position stands for (default: 1, 2, 3, ...)
              title:str='', # a line above the chart
@@ -389,6 +396,7 @@ def svg_line(values:list, # the values, one per position
             '</text>' for i in range(0, n, step)]
     return _svg(width, height, ''.join(out), title)
 
+# %% ../nbs/03a_view.ipynb #0ee10673
 def svg_timeline(events:list, # `(time, name, failed)` triples: an ISO time (or a number), what ran, whether it failed
                  title:str='', # a line above the chart
                  width:int=640, # the chart's width in pixels
