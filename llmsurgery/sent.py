@@ -34,6 +34,7 @@ def _reorder(bs):
     if not mixed or keep: return bs
     return [b for b in bs if b.get('type') != 'tool_use'] + [b for b in bs if b.get('type') == 'tool_use']
 
+# %% ../nbs/05a_sent.ipynb #1444dd87
 def _join(a, b, rules):
     "The blocks of one message's records `a` and `b`, joined: blank texts dropped, calls last"
     if not rules.reorder: return a + b
@@ -52,6 +53,7 @@ MISSING, ORPHANED, NO_CONTENT = ('[Tool result missing due to internal error]',
 def _text(s): return {'type': 'text', 'text': s}
 def _key(v): return v if v is None or isinstance(v, (str, int, float)) else repr(v)
 
+# %% ../nbs/05a_sent.ipynb #381500e3
 def _pair(msgs, orphaned=True):
     "Every call answered by the next message, every result after its call: repaired as Claude Code repairs them"
     out, used, i = [], set(), 0
@@ -93,6 +95,7 @@ def _pair(msgs, orphaned=True):
         i += 2
     return out
 
+# %% ../nbs/05a_sent.ipynb #81f04fc1
 def _drop_orphans(msgs):
     "Messages without the tool results whose call is not in the message before (2.1.32)"
     out = []
@@ -146,6 +149,7 @@ def sent_recs(recs, # the records of a thread (a `Thread` brings its own `cli` a
              else Rec(type='user', uuid=None, isSynthetic=True, message={'role': 'user', 'content': m['content']})
              for m in msgs)
 
+# %% ../nbs/05a_sent.ipynb #4bc3abbb
 def api_msgs(recs, # the records of a thread (see `sess_thread`)
              cli=None, # the Claude Code version that resumes (default: the thread's, else the newest measured)
              model:str=None, # the model it resumes with (default: the thread's, else the session's last model)
@@ -162,6 +166,7 @@ def _reminder_block(b):
     "Is block `b` a text that is a reminder Claude Code added?"
     return b.get('type') == 'text' and _is_reminder(b.get('text'))
 
+# %% ../nbs/05a_sent.ipynb #69b5aa19
 def _clean_block(b, exact=False):
     "Block `b` for comparing: texts without trailing whitespace (`exact`: a tool result's text kept), no cache markers"
     b = {k: v for k, v in b.items() if k != 'cache_control'}
@@ -176,6 +181,7 @@ def _clean_block(b, exact=False):
             b['content'] = [_clean_block(o) for o in c if isinstance(o, dict) and not _reminder_block(o)]
     return b
 
+# %% ../nbs/05a_sent.ipynb #49ca7b7c
 def sent_msgs(msgs, # Anthropic messages: sent by the CLI, or made by `api_msgs`
               exact:bool=False, # keep tool results' trailing whitespace (the CLI sends them as written)
              ) -> list:
