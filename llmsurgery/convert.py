@@ -20,6 +20,7 @@ from fastcore.basics import first
 from fastcore.foundation import L
 from fastllm.anthropic import denorm_msgs
 from .core import *
+from .util import read_json
 from .rec import *
 from .sess import *
 from .thread import *
@@ -334,10 +335,12 @@ def sess2nb(sid:str=None, # the session, as `open_sess` takes it (default: the c
     os.chmod(fname, 0o666 & ~_umask())  # the temporary file it was renamed from was private
     return fname
 
+_NB_LIMIT = 1 << 28  # bytes: a notebook bigger than this (256 MB) is refused rather than read
+
 def _check_ipynb(fname):
     "Raise `NotebookError` unless `fname` holds a JSON object whose `cells` are cells (a `cell_type`, a text `source`)"
-    try: nb = parse_json(Path(fname).read_bytes())
-    except ValueError as e: raise NotebookError(fname, f'not JSON ({e})') from None
+    try: nb = read_json(fname, _NB_LIMIT)
+    except InputError as e: raise NotebookError(fname, str(e).removeprefix(f'{fname}: ')) from None
     if not isinstance(nb, dict) or not isinstance(cells := nb.get('cells'), list):
         raise NotebookError(fname, 'no list of `cells`')
     for i, c in enumerate(cells):

@@ -301,8 +301,8 @@ def _mate_in(head):
 def _team_config(team):
     "The lead's session id in the config of agent team `team`, while the team exists (else None)"
     cfg = claude_dir()/'teams'/re.sub(r'[^a-zA-Z0-9_-]', '-', team)/'config.json'
-    try: sid = orjson.loads(cfg.read_bytes()).get('leadSessionId')
-    except (OSError, orjson.JSONDecodeError, AttributeError): return None
+    try: sid = read_json(cfg).get('leadSessionId')
+    except (OSError, InputError, AttributeError): return None
     return sid if is_sid(sid) else None
 
 def _may_lead(path):
@@ -333,8 +333,8 @@ def agent_meta(path, # a subagent transcript
               ) -> AttrDict:
     "The `.meta.json` beside subagent transcript `path` (agent type, description, ...), or an empty `AttrDict`"
     m = Path(path).with_suffix('.meta.json')
-    try: d = orjson.loads(m.read_bytes()) if m.is_file() else {}
-    except (OSError, orjson.JSONDecodeError): d = {}
+    try: d = read_json(m) if m.is_file() else {}
+    except (OSError, InputError): d = {}
     return AttrDict(d if isinstance(d, dict) else {})
 
 # %% ../nbs/04_sess.ipynb #5c0e1c1a
