@@ -1,9 +1,10 @@
 """Memory benchmark (issue 22, part 3): a gigabyte session in bounded memory.
 
 Builds one big transcript the way Claude Code writes a long session (the recorded fixtures' sessions repeated with
-fresh uuids and API ids, each copy chained onto the last so the conversation runs through the whole file, and each
-Read result grown to a real source file as Read shows it, numbered lines, with its copy in `toolUseResult`: tool
-results are most of a real transcript's bytes), then runs each command on it in a child process of its own and
+fresh uuids and API ids, each copy chained onto the last so the conversation runs through the whole file, each
+Read result grown to a real source file as Read shows it, numbered lines, and each Bash output to lines of it, both
+with their copy in `toolUseResult`: tool results are most of a real transcript's bytes), then runs each command on
+it in a child process of its own and
 reports the child's peak RSS (`wait4`'s `ru_maxrss`) and its wall and CPU time.
 
 Each command runs in two ways in the same run: as this tree's code runs it (above the size threshold: records read
@@ -15,22 +16,35 @@ before); `--base DIR` runs a third, another source tree (an export of main: `git
 
 Targets, on a 1 GB transcript: peak RSS <= 0.5x the file size for show, stats, usage, tools, errors, redact --check
 and resume-preview, in no more than 1.5x the baseline's time. Ratios are printed, never asserted.
+
+Issue 28 adds commands that read a big file another way (`--only fork,show --agent,tools (agents)`): `fork` of the big
+session (the fork, as big again, is deleted after each run), and `show --agent`, `tools` and `agents` of a small
+session whose one subagent is the big file (built the same way, its records the agent's sidechain). Target: <= 0.5x
+the file each. Beside each figure, `net` is the peak less that of a process that only imports the command line (the
+same run), which at 100 MB is most of the peak.
 """
-import argparse, json, os, re, subprocess, sys, time, uuid
+import argparse, json, os, re, shutil, subprocess, sys, time, uuid
 from pathlib import Path
 import orjson
 from benchlib import DATA, UUID, seed_lines
 
 SRC = sorted((Path(__file__).parent.parent/'llmsurgery').glob('*.py'))
 CHAIN = ('user', 'assistant', 'attachment', 'system')
-COMMANDS = {  # name -> arguments after the transcript's path
+COMMANDS = {  # name -> arguments
     'show': ['show', '{path}'], 'stats': ['stats', '{path}'], 'usage': ['usage', '{path}'],
     'prompts': ['prompts', '{path}'], 'tools': ['tools', '{path}'], 'errors': ['errors', '{path}'],
     'redact --check': ['redact', '--check', '{path}'],
     'resume-preview': ['resume-preview', '{path}', '--cli', '2.1.332'],
     'sess2nb': ['sess2nb', '{path}', '-o', '{tmp}/big.ipynb', '--force'],
+    'fork': ['fork', '{path}'],  # writes a copy as big as the session: deleted after each run
+    'show --agent': ['show', '{agent_sess}', '--agent', '{aid}'],
+    'tools (agents)': ['tools', '{agent_sess}'],
+    'agents': ['agents', '{agent_sess}'],
+    'stats (agents)': ['stats', '{agent_sess}'],
 }
-TARGETED = {'show', 'stats', 'usage', 'tools', 'errors', 'redact --check', 'resume-preview'}
+TARGETED = {'show', 'stats', 'usage', 'tools', 'errors', 'redact --check', 'resume-preview', 'fork', 'show --agent',
+            'tools (agents)', 'agents', 'stats (agents)'}
+OF_AGENT = {'show --agent', 'tools (agents)', 'agents', 'stats (agents)'}  # measured against the subagent's size
 
 def source_lines() -> list:
     "Lines of real source text (llmsurgery's own modules), for Read results"
@@ -50,9 +64,23 @@ def grow_read(r, src, k):
             b['content'] = ''.join(f'{i}\t{l}\n' for i, l in enumerate(lines, 1))
     return r
 
-def build_big(mb, path) -> Path:
-    "About `mb` MB of the seed sessions, fresh ids in each copy, chained, Read results grown (see the module's doc)"
-    lines, src, size, last, sid, k = seed_lines(), source_lines(), 0, None, str(uuid.uuid4()), 0
+def grow_bash(r, src, k):
+    "Bash result `r` with its output grown to a slice of `src` (from `k`): as the model saw it, and in toolUseResult"
+    tur = r.get('toolUseResult')
+    if not (isinstance(tur, dict) and isinstance(tur.get('stdout'), str)): return r
+    n = 20 + k*53 % 300  # 20 to 320 lines of output
+    start = k*67 % max(1, len(src) - n)
+    out = '\n'.join(src[start:start+n])
+    tur['stdout'] = out
+    for b in r['message']['content']:
+        if isinstance(b, dict) and b.get('type') == 'tool_result': b['content'] = out
+    return r
+
+def build_big(mb, path, sid=None, agent=None) -> Path:
+    """About `mb` MB of the seed sessions, fresh ids in each copy, chained, Read results grown (see the module's doc);
+    `agent`: as the transcript of subagent `agent` of session `sid`, every record on its sidechain"""
+    lines, src, size, last, k = seed_lines(), source_lines(), 0, None, 0
+    sid = sid or str(uuid.uuid4())
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix('.part')
     with open(tmp, 'wb') as f:
@@ -66,7 +94,8 @@ def build_big(mb, path) -> Path:
             for l in lines:
                 r = orjson.loads(UUID.sub(fresh, l))
                 if 'sessionId' in r: r['sessionId'] = sid
-                if r.get('type') == 'user': r = grow_read(r, src, k); k += 1
+                if agent and 'uuid' in r: r.update(isSidechain=True, agentId=agent)
+                if r.get('type') == 'user': r = grow_bash(grow_read(r, src, k), src, k); k += 1
                 if 'uuid' in r and r.get('type') in CHAIN and not r.get('isSidechain'):
                     if r.get('parentUuid', 0) is None: r['parentUuid'] = last
                     last = r['uuid']
@@ -74,6 +103,17 @@ def build_big(mb, path) -> Path:
                 f.write(l); size += len(l)
     tmp.rename(path)
     return path
+
+def build_agent_sess(mb, cfg) -> tuple:
+    "A small session (about 1 MB) whose one subagent is about `mb` MB: `(session path, agent id, agent path)`"
+    sid, aid = str(uuid.UUID(int=int(mb*1000) + 1, version=4)), f'a{int(mb*1000):016x}'
+    sp = cfg/'projects'/'-home-me-agent2'/f'{sid}.jsonl'
+    ap = sp.parent/sid/'subagents'/f'agent-{aid}.jsonl'
+    if not ap.exists():
+        print(f'building a {mb:g} MB subagent ...', flush=True)
+        build_big(1, sp, sid)
+        build_big(mb, ap, sid, aid)
+    return sp, aid, ap
 
 def run(cmd, env) -> dict:
     "Run `cmd` (output thrown away): its exit status, peak RSS in bytes, wall and CPU seconds"
@@ -95,35 +135,45 @@ def main():
     ap.add_argument('--no-ours', action='store_true', help="skip this tree's runs (only the baselines)")
     a = ap.parse_args()
     cfg = DATA/'memory-config'
-    path = cfg/'projects'/'-home-me-big'/f'{uuid.UUID(int=int(a.mb*1000), version=4)}.jsonl'
+    path = cfg/'projects'/'-home-me-big2'/f'{uuid.UUID(int=int(a.mb*1000), version=4)}.jsonl'  # 2: Bash grown
     if not path.exists(): print(f'building {a.mb:g} MB ...', flush=True); build_big(a.mb, path)
+    names = [c.strip() for c in a.only.split(',')] if a.only else list(COMMANDS)
     size = path.stat().st_size
     n = sum(1 for _ in open(path, 'rb'))
     print(f'{path.name}: {size/1e6:,.1f} MB, {n:,} records')
+    agent_sess, aid, ap = build_agent_sess(a.mb, cfg) if set(names) & OF_AGENT else (None, None, None)
+    if ap: print(f'{ap.name}: {ap.stat().st_size/1e6:,.1f} MB, of session {agent_sess.stem}')
     env = {**os.environ, 'CLAUDE_CONFIG_DIR': str(cfg)}
     env.pop('LLMSURGERY_IN_MEMORY', None)
     ways = [] if a.no_ours else [('ours', env)]
     if not a.no_memory_baseline: ways.append(('in memory', {**env, 'LLMSURGERY_IN_MEMORY': '1'}))
     if a.base: ways.append(('base', {**env, 'PYTHONPATH': str(Path(a.base).resolve())}))
-    names = [c.strip() for c in a.only.split(',')] if a.only else list(COMMANDS)
     exe = [sys.executable, '-c', 'import sys; from llmsurgery.cli import main; sys.exit(main())']
-    res = {}
+    floor = {way: run([sys.executable, '-c', 'import llmsurgery.cli'], e)['rss'] for way, e in ways}
+    print('a process that only imports the command line: ' +
+          ', '.join(f'{way} {v/1e6:,.0f} MB' for way, v in floor.items()))
+    res, sizes = {}, {}
     for name in names:
-        args = [s.format(path=path, tmp=DATA) for s in COMMANDS[name]]
+        args = [s.format(path=path, tmp=DATA, agent_sess=agent_sess, aid=aid) for s in COMMANDS[name]]
+        sizes[name] = fsize = ap.stat().st_size if name in OF_AGENT else size
         for way, e in ways:
+            before = set(path.parent.iterdir())
             res[name, way] = r = run(exe + args, e)
-            print(f'{name:15} {way:10} peak {r["rss"]/1e6:8,.0f} MB = {r["rss"]/size:4.2f}x file   '
-                  f'{r["wall"]:6.1f} s wall  {r["cpu"]:6.1f} s cpu  exit {r["rc"]} {" ".join(r["err"])}', flush=True)
-    print(f'\nsummary ({size/1e6:,.0f} MB file): peak RSS / file size; time (CPU) / the baseline\'s'
+            for p in set(path.parent.iterdir()) - before:  # what a fork wrote: as big as the session
+                shutil.rmtree(p) if p.is_dir() else p.unlink()
+            print(f'{name:15} {way:10} peak {r["rss"]/1e6:8,.0f} MB = {r["rss"]/fsize:4.2f}x file '
+                  f'(net {(r["rss"] - floor[way])/fsize:4.2f}x)   {r["wall"]:6.1f} s wall  {r["cpu"]:6.1f} s cpu  '
+                  f'exit {r["rc"]} {" ".join(r["err"])}', flush=True)
+    print(f'\nsummary ({size/1e6:,.0f} MB files): peak RSS / file size; time (CPU) / the baseline\'s'
           '   [target: <= 0.5x the file, <= 1.5x the time]')
     base = 'in memory' if not a.no_memory_baseline else 'base' if a.base else None
     for name in names:
         if (name, 'ours') not in res: continue
-        o = res[name, 'ours']
-        line = f'{name:15} {o["rss"]/size:5.2f}x file'
+        o, fsize = res[name, 'ours'], sizes[name]
+        line = f'{name:15} {o["rss"]/fsize:5.2f}x file (net {(o["rss"] - floor["ours"])/fsize:4.2f}x)'
         if base and (name, base) in res:
             b = res[name, base]
-            line += (f'   baseline {b["rss"]/size:5.2f}x file   time {o["cpu"]/b["cpu"]:4.2f}x the baseline '
+            line += (f'   {base} {b["rss"]/fsize:5.2f}x file   time {o["cpu"]/b["cpu"]:4.2f}x the baseline '
                      f'({o["cpu"]:.1f} s vs {b["cpu"]:.1f} s cpu)')
         print(line + ('' if name in TARGETED else '   (not a target)'))
     out = DATA/f'memory-{a.mb:g}mb.json'

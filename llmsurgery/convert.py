@@ -24,6 +24,7 @@ from .rec import *
 from .sess import *
 from .thread import *
 from .sent import *
+from .util import read_json
 from .files import write_own
 from .write import msgs2recs, save_sess, stable_uuid, canon, DEFAULT_MODEL
 from .dialog import *
@@ -346,10 +347,12 @@ def sess2nb(sid:str=None, # the session, as `open_sess` takes it (default: the c
     return fname
 
 # %% ../nbs/12b_convert.ipynb #408f4529
+_NB_LIMIT = 1 << 28  # bytes: a notebook bigger than this (256 MB) is refused rather than read
+
 def _check_ipynb(fname):
     "Raise `NotebookError` unless `fname` holds a JSON object whose `cells` are cells (a `cell_type`, a text `source`)"
-    try: nb = parse_json(Path(fname).read_bytes())
-    except ValueError as e: raise NotebookError(fname, f'not JSON ({e})') from None
+    try: nb = read_json(fname, _NB_LIMIT)
+    except InputError as e: raise NotebookError(fname, str(e).removeprefix(f'{fname}: ')) from None
     if not isinstance(nb, dict) or not isinstance(cells := nb.get('cells'), list):
         raise NotebookError(fname, 'no list of `cells`')
     for i, c in enumerate(cells):

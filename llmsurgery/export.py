@@ -21,6 +21,7 @@ import orjson
 from pathlib import Path
 from fastcore.basics import AttrDict
 from .core import *
+from .util import read_json
 from .rec import *
 from .show import *
 from .archive_index import ArchiveIndex
@@ -209,7 +210,7 @@ def export_state(dest:Path, # the folder an export is to go to
             raise ExportError(f'{dest} is not empty and holds no export of llmsurgery (no {sp.name}): '
                               'export to a new or empty folder')
         return {}
-    try: state = json.loads(sp.read_bytes())
+    try: state = read_json(sp, limit=1 << 26)
     except (ValueError, OSError) as e: raise ExportError(f"{sp}: not llmsurgery's export state ({e})") from None
     if not isinstance(state, dict) or not _STATE_KEYS <= set(state) or not isinstance(state['config'], str) or not all(
             isinstance(state[k], dict) for k in ('projects', 'partitions')):
@@ -288,7 +289,7 @@ def duck_export(dest, # an export's folder, as `export_parquet` writes it
         raise NeedsError("Querying the export needs duckdb: pip install 'llmsurgery[export]'") from None
     sp = Path(dest)/'_schema.json'
     if not sp.exists(): raise NotFound(f'{dest}: not an export (no _schema.json): see `export_parquet`')
-    if (v := json.loads(sp.read_text()).get('version')) != EXPORT_VERSION:
+    if (v := read_json(sp).get('version')) != EXPORT_VERSION:
         raise InputError(f'{sp}: schema version {v}, not {EXPORT_VERSION}: export again with this llmsurgery')
     pa, _ = _pa()
     con = con or duckdb.connect()

@@ -74,8 +74,36 @@ def sess_replies(s=None, # a session, as `open_sess` takes it
     return rows
 
 # %% ../nbs/11_forensics.ipynb #2adde0b3
+class _InFile:
+    "What a `ToolCall` holds for a result it left in the transcript, to read back when used"
+    def __repr__(self): return '<in the transcript>'
+_IN_FILE = _InFile()
+
 class ToolCall(AttrDict):
     "A tool call joined with its result: `id`, `name`, `input`, `result` (text), `data` (`toolUseResult`), `failed`"
+    _recs = None  # the records (`FileRecs`) the result was left in, read back from the file when used
+    def __getitem__(self, k):
+        v = dict.__getitem__(self, k)
+        return self.result_data()[k == 'data'] if v is _IN_FILE else v
+    def get(self, k, default=None): return self[k] if k in self else default
+    def result_data(self) -> tuple:
+        "`(result, data)`, read back from the transcript (once for both) when they were left there"
+        if dict.get(self, 'result') is not _IN_FILE: return self['result'], self['data']
+        r = self._recs[self['result_idx']]
+        res = tool_results(r)
+        b = first(b for b in res if b.get('tool_use_id') == self['id'])
+        return result_txt(b.get('content')), r.get('toolUseResult') if len(res) == 1 else None
+    def full(self) -> dict:
+        "The call as a plain dict, holding its result (read back from the transcript when it was left there)"
+        got = dict(zip(('result', 'data'), self.result_data()))
+        return {k: got[k] if v is _IN_FILE else v for k, v in dict.items(self)}
+    def __iter__(self): return dict.__iter__(self)  # so `dict(c)` and `{**c}` ask `__getitem__`, not the raw values
+    def items(self): return self.full().items()
+    def values(self): return self.full().values()
+    def copy(self): return ToolCall(self.full())
+    def __eq__(self, o): return self.full() == (o.full() if isinstance(o, ToolCall) else o)
+    __hash__ = None
+    def to_data(self) -> dict: return to_data(self.full())
     def __repr__(self):
         ok = 'failed' if self.failed else 'ok'
         return f"ToolCall({trunc(str(self.name), 200)}: {tool_summary(self.input)[:60]!r} -> {ok})"
@@ -89,12 +117,14 @@ def fmt_call(c:ToolCall, # a tool call joined with its result
     out = '(no result in the transcript)' if c.result is None else c.result
     return f"{head}{'  FAILED' if c.failed else ''}\n--- input ---\n{inp}\n--- output ---\n{out}"
 
+# %% ../nbs/11_forensics.ipynb #75797b7d
 def join_calls(pairs, # `(index, record)` pairs of one transcript
                agent=None, # the subagent's id, when they are its
                keep=None, # keep the result (`result`, `data`) of only the calls of these tools (default: of all)
+               recs=None, # the records `pairs` come from: read from their file (`FileRecs`), results are left there
               ) -> L:
     "Tool calls of `(index, record)` pairs in file order, each joined with its result by `tool_use` id"
-    calls = {}
+    calls, placed = {}, isinstance(recs, FileRecs)
     for i, r in pairs:
         t = r.get('type')
         if t == 'assistant':
@@ -109,11 +139,14 @@ def join_calls(pairs, # `(index, record)` pairs of one transcript
                 c = calls.get(b.get('tool_use_id')) if isinstance(b.get('tool_use_id'), str) else None
                 if c is None or c.result_idx is not None: continue
                 data = r.get('toolUseResult') if len(res) == 1 else None
-                c.update(result=result_txt(b.get('content')), data=data, failed=is_failure(b, data), result_idx=i,
+                c.update(failed=is_failure(b, data), result_idx=i,
                          screened=sc if isinstance(sc := r.get('toolResultScreened'), bool) else None)
-                if keep is not None and c.name not in keep: c.result = c.data = None
+                if keep is not None and c.name not in keep: continue  # no result kept: None
+                if placed: c.update(result=_IN_FILE, data=_IN_FILE); c._recs = recs
+                else: c.update(result=result_txt(b.get('content')), data=data)
     return L(calls.values())
 
+# %% ../nbs/11_forensics.ipynb #6b7a1f68
 _call_cols = ['idx', 'time', 'id', 'name', 'summary', 'failed']
 
 def _agent_col(calls): return ['agent'] if any(c.agent for c in calls) else []
@@ -122,6 +155,11 @@ def _calls_rows(calls, title, cols=_call_cols):
     for c in calls: c.summary = tool_summary(c.input)
     return Rows(calls, cols=_agent_col(calls) + cols, title=title)
 
+def _agent_calls(s, aid, keep=None) -> L:
+    "The tool calls of subagent `aid` of session `s`, joined with their results"
+    recs = s.agent_recs(aid)
+    return join_calls(enumerate(recs), aid, keep, recs)
+
 def sess_tools(s=None, # a session, as `open_sess` takes it
                cwd=None, # the project directory for `.` and for ids
                agents=True, # its subagents' calls too
@@ -129,8 +167,8 @@ def sess_tools(s=None, # a session, as `open_sess` takes it
               ) -> Rows:
     "Every tool call of session `s` (its subagents' too with `agents`) joined with its result; `name`: only these tools"
     s, name = open_sess(s, cwd), as_set(name)
-    calls = join_calls(_main(s))
-    if agents: calls += L(c for a in s.agents for c in join_calls(enumerate(s.agent_recs(a)), a))
+    calls = join_calls(_main(s), recs=s.recs)
+    if agents: calls += L(c for a in s.agents for c in _agent_calls(s, a))
     if name: calls = calls.filter(lambda c: c.name in name)
     return _calls_rows(calls, f'Tool calls of {s.name}')
 
@@ -201,8 +239,9 @@ _exit_re = re.compile(r'^(?:Error: )?Exit code (\d+)')
 def exit_code(c, # a Bash `ToolCall`
              ) -> int | None:
     "Exit status of a Bash call: 0 when it succeeded, N from 'Exit code N' when it failed, None when unknown"
-    if c.result is None: return None
-    if m := _exit_re.match(c.result) or (_exit_re.match(c.data) if isinstance(c.data, str) else None): return int(m[1])
+    result, data = c.result_data()  # read back once, from a big transcript
+    if result is None: return None
+    if m := _exit_re.match(result) or (_exit_re.match(data) if isinstance(data, str) else None): return int(m[1])
     return None if c.failed else 0
 
 def sess_commands(s=None, # a session, as `open_sess` takes it
@@ -237,20 +276,26 @@ def _last_text(recs):
 
 TOKENS_IN_OUT = 'tokens (in+out)'  # a subagent's input and output tokens, its cache reads and writes left out
 
-def _agent(aid, recs, source, call=None, meta=None, path=None):
-    meta, inp = meta or {}, (call.input if call else {}) or {}
+def _agent_facts(aid, recs) -> AttrDict:
+    "What the records of agent `aid` say of it, each read for once: its prompt, calls, last words, usage and start"
     prompt = first(filter(None, map(prompt_text, recs))) or first(c for r in recs[:1]
              if r.get('type') == 'user' and isinstance(c := msg_content(r), str))
-    usage = usage_of(usage_msgs(enumerate(recs)))
+    usage = usage_of(usage_msgs((i, usage_rec(r)) for i, r in enumerate(recs) if r.get('type') == 'assistant'))
+    return AttrDict(prompt=prompt, calls=join_calls(enumerate(recs), aid, recs=recs), last=_last_text(recs),
+                    usage=usage, time=fmt_ts(first(r.get('timestamp') for r in recs if r.get('timestamp'))))
+
+def _agent(aid, facts, source, call=None, meta=None, path=None):
+    "Agent `aid` from what its records say (`facts`), its `.meta.json` (`meta`) and the `call` that started it"
+    meta, inp, f = meta or {}, (call.input if call else {}) or {}, facts
+    data = call.data if call else None
     return Agent(id=aid, type=meta.get('agentType') or inp.get('subagent_type'),
-                 description=meta.get('description') or inp.get('description'), prompt=prompt or inp.get('prompt'),
-                 calls=join_calls(enumerate(recs), aid), result=_last_text(recs) or (call.result if call else None),
-                 status=(call.data or {}).get('status') if call and isinstance(call.data, dict) else None,
+                 description=meta.get('description') or inp.get('description'), prompt=f.prompt or inp.get('prompt'),
+                 calls=f.calls, result=f.last or (call.result if call else None),
+                 status=data.get('status') if isinstance(data, dict) else None,
                  tool_use_id=call.id if call else meta.get('toolUseId'),
-                 model=as_str(meta.get('model')) or first(usage.attrgot('model')),
-                 ncalls=0, usage=usage, **{TOKENS_IN_OUT: usage.total.input + usage.total.output},
-                 cost=usage.total.cost, source=source, path=path,
-                 time=fmt_ts(first(r.get('timestamp') for r in recs if r.get('timestamp'))))
+                 model=as_str(meta.get('model')) or first(f.usage.attrgot('model')),
+                 ncalls=0, usage=f.usage, **{TOKENS_IN_OUT: f.usage.total.input + f.usage.total.output},
+                 cost=f.usage.total.cost, source=source, path=path, time=f.time)
 
 # %% ../nbs/11_forensics.ipynb #3f932a7a
 _note_re = re.compile(r'<task-id>([^<]+)</task-id>.*?<status>([^<]+)</status>', re.S)
@@ -285,10 +330,11 @@ def _sess_agents(s, calls):
     for aid, p in s.agents.items():
         recs, meta, mate = s.agent_recs(aid), agent_meta(p), _teammate(p)
         source = {'workflow': 'subagents'}.get(layout := agent_layout(p, s.path), layout)  # or flat, teammate
-        a = _agent(aid, recs, source, meta=meta, path=p)
+        facts = _agent_facts(aid, recs)  # read once, whatever the call that started it
+        a = _agent(aid, facts, source, meta=meta, path=p)
         c = by_agent.get(aid) or (by_mate.get((mate.team, mate.name)) if mate else None) or by_prompt.get(a.prompt)
         a.tool_use_id = a.tool_use_id or (c.id if c else None)
-        if c := by_id.get(a.tool_use_id): a.update(_agent(aid, recs, a.source, c, meta, p))
+        if c := by_id.get(a.tool_use_id): a.update(_agent(aid, facts, a.source, c, meta, p))
         if mate: a.update(type=a.type or 'teammate', team=mate.team, name=mate.name,
                           description=a.description or f'{mate.name}, of team {mate.team}')
         out.append(a)
@@ -300,7 +346,7 @@ def _sess_agents(s, calls):
     for aid, recs in side.items():
         if aid in s.agents: continue
         c = by_agent.get(aid) or by_prompt.get(first(filter(None, map(prompt_text, recs))))
-        out.append(_agent(aid, L(recs), 'sidechain', c))
+        out.append(_agent(aid, _agent_facts(aid, L(recs)), 'sidechain', c))
     for a in out: a.update(ncalls=len(a.calls), status=notes.get(a.id) or a.status)
     cols = ['id', 'time', 'type', 'description', 'ncalls', TOKENS_IN_OUT, 'cost', 'result']
     return Rows(out, cols=cols, title=f'Subagents of {s.name}')

@@ -131,7 +131,7 @@ def resume_check(sid:str=None, # the session, as `sess_file` names it (default: 
     reqs = [r for r in api.reqs if not is_subagent(r) and r.get('messages')[-1:] and _last_text(r) != 'Warmup']
     if not reqs: raise ResumeError(f'Claude Code resumed {src} but sent no request: {str(res)[:500]}')
     version = cli_version(bin)
-    thread = sess_thread(load_recs(src, skip_bad=True), cli=version, model=model)
+    thread = sess_thread(open_recs(src, skip_bad=True), cli=version, model=model)  # a big one: read as used
     return Resumed(rsid, src, reqs[0], thread, version, secs, prompt)
 
 def _last_text(req):
@@ -399,8 +399,7 @@ def fmt_preview(p:Preview, # a prediction from `resume_preview`
 
 # %% ../nbs/08_resume.ipynb #e45dc463
 def _drop_field(recs, field):
-    "Copies of `recs` without `field` (`a.b` for a nested one) in any record that has a uuid"
-    out = []
+    "Copies of `recs` without `field` (`a.b` for a nested one) in any record that has a uuid, one at a time"
     for r in recs:
         r = orjson.loads(orjson.dumps(r))
         if 'uuid' in r or field == 'uuid':
@@ -408,8 +407,7 @@ def _drop_field(recs, field):
             d = r
             for k in path: d = d.get(k) if isinstance(d, dict) else None
             if isinstance(d, dict): d.pop(last, None)
-        out.append(r)
-    return out
+        yield r
 
 def _recs_fields(recs):
     "The envelope and message fields of the conversation records of `recs`"
@@ -423,12 +421,13 @@ def field_needs(sid:str=None, # the session, as `sess_file` names it (default: t
                ) -> dict:
     "Which `fields` Claude Code needs to resume session `sid`: field -> `needed` or `optional`, measured with the CLI"
     src = sess_file(sid, cwd)
-    recs = [dict(r) for r in load_recs(src)]
+    recs = open_recs(src)  # a big one: read from its file as used, by each attempt in turn
     fields = fields or _recs_fields(recs)
     with tempfile.TemporaryDirectory(prefix='llmsurgery-fields-') as tmp:
         def attempt(field):
             p = Path(tmp)/f'{uuid.uuid4()}.jsonl'
-            p.write_bytes(b''.join(orjson.dumps(r) + b'\n' for r in (_drop_field(recs, field) if field else recs)))
+            with open(p, 'wb') as f:
+                for r in (_drop_field(recs, field) if field else recs): f.write(orjson.dumps(r) + b'\n')
             try: return sent_msgs(resume_check(path=p).conv)
             except ResumeError as e: return e
         base, *runs = parallel(attempt, [None, *fields], threadpool=True, n_workers=8)

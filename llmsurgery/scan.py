@@ -313,7 +313,7 @@ def scan_recs(path, # a transcript
              ):
     "Yield `(index, record)` for each record of `path` that may hold one of `needles` (all if `needles` is None)"
     if needles is None:
-        yield from enumerate(load_recs(path, skip_bad=True))
+        yield from enumerate(open_recs(path, skip_bad=True))  # a big one: from the file as used
         return
     for i, line in scan_lines(path, needles, index):
         if (r := parse_rec(line)) is not None: yield i, r

@@ -105,13 +105,13 @@ def rec_hit(r, # a record
 
 # %% ../nbs/10_search.ipynb #a3548db4
 class SessHits(Rows):
-    "The `Hit`s of a search in one transcript; `.recs`: all its records (read when first used), for a hit's neighbours"
+    "The `Hit`s of a search in one transcript; `.recs`: all its records (`open_recs`, when first used), for context"
     def __init__(self, hits=(), path=None, recs=None, pat=None):
         super().__init__(hits, cols='idx role time tool preview'.split())
         self.path, self._recs, self.pat = path, recs, pat
     @property
     def recs(self) -> L:
-        if self._recs is None: self._recs = load_recs(self.path, skip_bad=True)
+        if self._recs is None: self._recs = open_recs(self.path, skip_bad=True)  # a big one: read as used
         return self._recs
     def rows(self) -> list:
         "Each hit as a plain dict (no record), for tables and JSON"
@@ -130,11 +130,12 @@ def _search_file(rx, path=None, recs=None, maxlen=160, role=None, tool=None, sin
                  cands=None):
     "Hits of `rx` in one transcript (records `recs`, `(index, record)` candidates `cands`, or the file at `path`)"
     role, tool = as_set(role), as_set(tool)
-    if cands is None:
-        cands = list(enumerate(recs)) if recs is not None else list(scan_recs(path, needles_of(rx), index=index))
-    names = _tool_names(path, recs, {i for _, r in cands for i in tool_result_ids(r)}) if tool else None
-    cands = ((i, r) for i, r in cands if in_window(r.get('timestamp'), since, until))
-    hits = (rec_hit(r, rx, maxlen, i, role, tool, names) for i, r in cands)
+    def pairs():  # read as they come, once more for the tool names: a big file is never held
+        if cands is not None: return iter(cands)
+        return enumerate(recs) if recs is not None else scan_recs(path, needles_of(rx), index=index)
+    names = _tool_names(path, recs, {i for _, r in pairs() for i in tool_result_ids(r)}) if tool else None
+    hits = (rec_hit(r, rx, maxlen, i, role, tool, names) for i, r in pairs()
+            if in_window(r.get('timestamp'), since, until))
     return SessHits([h for h in hits if h], path=path, recs=recs, pat=rx.pattern)
 
 def sess_search(pat, # a regex (`(?i)` for any case)

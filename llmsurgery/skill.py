@@ -99,7 +99,10 @@ def skill_path(project=None, # None: the user's skills; True or a directory: tha
     return d/'.claude'/'skills'/SKILL_NAME/'SKILL.md'
 
 # %% ../nbs/18_skill.ipynb #221e6d4b
-def _ours(p): return p.is_file() and _MARK in p.read_text(errors='replace')
+def _ours(p):
+    "Is `p` a `SKILL.md` that llmsurgery wrote? (its mark, near the top: the first 64 KB are read)"
+    if not p.is_file(): return False
+    with open_transcript(p, 0) as f: return _MARK.encode() in f.read(1 << 16)
 
 def install_skill(project=None, # None: for the user; True or a directory: for that project
                   cmd:str=None, # the llmsurgery command the skill names (default: `llmsurgery_cmd()`)

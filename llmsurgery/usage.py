@@ -90,7 +90,7 @@ def list_prices(cid:str, # a dated id of `ANTHROPIC_PRICES`
 def price_table() -> dict:
     "The LiteLLM price map fastllm ships (`fastllm/model_prices.json`), read once; empty when it has none"
     p = Path(importlib.util.find_spec('fastllm').submodule_search_locations[0])/'model_prices.json'
-    return orjson.loads(p.read_bytes()) if p.exists() else {}
+    return read_json(p, limit=1 << 26) if p.exists() else {}  # about 3 MB
 
 def _fastllm_prices(name):
     "fastllm's offline prices for model `name`, its other metadata left out (empty when it does not know the name)"
@@ -257,10 +257,11 @@ def sess_usage(s=None, # a session, as `open_sess` takes it
     "Tokens and cost of the API messages session `s` made, by model, once each; Warmup calls in rows of their own"
     s, seen = open_sess(s, cwd), set()
     def own(pairs): return [m for m in usage_msgs(pairs, seen) if msg_sess(m[0], s.sid) == s.sid]
-    if pairs is None: pairs = ((i, usage_rec(r)) for i, r in enumerate(s.recs) if r.get('type') == 'assistant')
+    def slim(recs): return ((i, usage_rec(r)) for i, r in enumerate(recs) if r.get('type') == 'assistant')
+    if pairs is None: pairs = slim(s.recs)  # what usage reads of each record: not the records
     msgs = own(pairs)
-    if agents: msgs += [m for a in s.agents for m in own(enumerate(s.agent_recs(a)))]
-    warm = [m for w in s.warmups.values() for m in own(enumerate(load_recs(w, skip_bad=True)))] if agents else []
+    if agents: msgs += [m for a in s.agents for m in own(slim(s.agent_recs(a)))]
+    warm = [m for w in s.warmups.values() for m in own(slim(open_recs(w, skip_bad=True)))] if agents else []
     wids = {id(r) for r, _, _ in warm}
     res = usage_of(msgs + warm, key=lambda r, model: model + WARMUP if id(r) in wids else model,
                    title=f'Usage of {s.sid}')

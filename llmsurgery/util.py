@@ -68,7 +68,8 @@ def read_json(path, # a small JSON file
               limit:int=1 << 20, # the most bytes it may hold
              ):
     "The JSON value in the file at `path`; a bigger file, or one that is not JSON, raises `InputError` naming it"
-    with open_transcript(path, 0) as f: data = f.read(limit + 1)
+    with open_transcript(path, 0) as f:  # `read(n)` sets n bytes aside: ask for no more than the file holds
+        data = f.read(min(limit, os.fstat(f.fileno()).st_size) + 1)
     if len(data) > limit: raise InputError(f'{path}: more than {limit:,} bytes, not the small JSON file expected')
     try: return parse_json(data)
     except ValueError as e: raise InputError(f'{path}: not JSON ({e})') from None

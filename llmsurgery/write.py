@@ -16,7 +16,9 @@ __all__ = ['DEFAULT_MODEL', 'stable_uuid', 'canon', 'api_id', 'git_branch', 'est
            'reid_recs', 'title_recs', 'fork_sess']
 
 # %% ../nbs/07_write.ipynb #6016995f
-import os, re, math, stat, time, uuid, fcntl, shutil, string, hashlib, tempfile, warnings
+import os, re, math, stat, time, uuid, fcntl, bisect, shutil, string, hashlib, itertools, tempfile, warnings
+from array import array
+from contextlib import contextmanager
 from datetime import datetime, timezone, timedelta
 from pathlib import Path
 from fastcore.basics import first
@@ -53,6 +55,10 @@ def api_id(prefix:str, # `msg`, `toolu`, `req`, ...
     return f'{prefix}_01{s}'
 
 # %% ../nbs/07_write.ipynb #c13eed1e
+def _small_text(p, n=1 << 12) -> str:
+    "The first `n` bytes of regular file `p` as text (git's `HEAD` and a worktree's `.git` hold a line)"
+    with open_transcript(p, 0) as f: return f.read(n).decode('utf-8', 'replace')
+
 def git_branch(cwd='.', # a directory
               ) -> str:
     "The git branch checked out in `cwd`, as Claude Code records it: `HEAD` when detached or outside a repository"
@@ -60,10 +66,10 @@ def git_branch(cwd='.', # a directory
     for p in (d, *d.parents):
         g = p/'.git'
         try:
-            if g.is_file(): g = (p/g.read_text().split('gitdir:', 1)[1].strip()).resolve()  # a worktree
+            if g.is_file(): g = (p/_small_text(g).split('gitdir:', 1)[1].strip()).resolve()  # a worktree
             if not g.is_dir(): continue
-            head = (g/'HEAD').read_text().strip()
-        except (OSError, IndexError): return 'HEAD'
+            head = _small_text(g/'HEAD').strip()
+        except (OSError, IndexError, TranscriptError): return 'HEAD'
         return head.removeprefix('ref: refs/heads/') if head.startswith('ref: refs/heads/') else 'HEAD'
     return 'HEAD'
 
@@ -233,9 +239,10 @@ def _nonfinite(o, path=''):
     else: return None
     return first(w for k, v in items if (w := _nonfinite(v, f'{path}.{k}' if path else str(k))))
 
-def _check_rec(i, r):
+def _check_rec(i, r) -> bytes:
+    "Record number `i` of a batch as JSON, or `RecordError` saying why a writer refuses it"
     if not isinstance(r, dict): raise RecordError(i, r, 'not a dict')
-    try: rec_json(r)
+    try: b = rec_json(r)
     except TypeError as e: raise RecordError(i, r, f'not JSON-serializable ({e})') from None
     if w := _nonfinite(r): raise RecordError(i, r, f'`{w}` is NaN or infinity, which JSON cannot hold')
     t = r.get('type')
@@ -251,56 +258,84 @@ def _check_rec(i, r):
         raise RecordError(i, r, f'`parentUuid` must be a lower-case UUID or null, not {p!r}')
     if 'timestamp' in r and not (isinstance(ts := r['timestamp'], str) and parse_ts(ts)):
         raise RecordError(i, r, f'`timestamp` {ts!r} is not an ISO time')
+    return b
 
-def _check_cycles(recs, new):
-    "Raise `RecordError` if the `parentUuid` links of `recs` (file order, bridged as Claude Code does) make a cycle"
-    chain = [r for r in recs if isinstance(r.get('uuid'), str)]
-    ids, par, prev = {r['uuid'] for r in chain}, {}, None
-    for r in chain:
-        p = r.get('parentUuid')
-        par[r['uuid']] = (p if p in ids else prev) if p is not None else None
-        prev = r['uuid']
-    state = {}
-    for u in par:
-        path = []
-        while u is not None and u not in state: state[u] = 1; path.append(u); u = par[u]
-        if u is not None and state[u] == 1:
-            i, r = first(((i, r) for i, r in enumerate(new) if r.get('uuid') == u),
-                         default=('in the file', {'uuid': u}))
-            raise RecordError(i, r, 'its `parentUuid` chain leads back to itself: a cycle')
-        for v in path: state[v] = 2
+# %% ../nbs/07_write.ipynb #c7e94e32
+class _Links:
+    "The `parentUuid` links of records in file order, as numbers: enough to find a cycle without holding the records"
+    def __init__(self, old=()):
+        self.ids, self.who, self.par, self.later, self.prev = {}, [], array('q'), {}, -1
+        for r in old: self.add(r.get('uuid'), r.get('parentUuid'))
+    def add(self, u, p, who=None):
+        "Record `u` whose parent is `p`; `who`: its `(number, type)` in the batch (None: already in the file)"
+        if not isinstance(u, str): return
+        n = self.ids.setdefault(u, len(self.par))
+        if n == len(self.par): self.par.append(-1); self.who.append(who)
+        self.later.pop(n, None)
+        if p is None: self.par[n] = -1
+        elif (k := self.ids.get(p)) is not None: self.par[n] = k
+        else: self.par[n], self.later[n] = self.prev, p  # bridged to the record before, unless `p` comes later
+        self.prev = n
+    def copy(self) -> '_Links':
+        out = _Links()
+        out.ids, out.who, out.par, out.later, out.prev = dict(self.ids), list(self.who), array('q', self.par), \
+            dict(self.later), self.prev
+        return out
+    def check(self):
+        "Raise `RecordError` naming a record whose chain of parents (bridged as Claude Code does) leads back to it"
+        par = array('q', self.par)
+        for n, p in self.later.items():
+            if (k := self.ids.get(p)) is not None: par[n] = k
+        state = bytearray(len(par))
+        for n in range(len(par)):
+            path = []
+            while n >= 0 and not state[n]: state[n] = 1; path.append(n); n = par[n]
+            if n >= 0 and state[n] == 1:
+                i, t = self.who[n] or ('in the file', None)
+                r = {'uuid': first(u for u, k in self.ids.items() if k == n), **({'type': t} if t else {})}
+                raise RecordError(i, r, 'its `parentUuid` chain leads back to itself: a cycle')
+            for v in path: state[v] = 2
+
+# %% ../nbs/07_write.ipynb #dc4a45bf
+def _check_one(i, r, links:_Links) -> bytes:
+    "Record number `i` of a batch as JSON, checked (`_check_rec`, a uuid not in `links` yet) and added to `links`"
+    b = _check_rec(i, r)
+    if (u := r.get('uuid')) is not None and (n := links.ids.get(u)) is not None:
+        w = links.who[n]
+        raise RecordError(i, r, 'duplicate uuid, ' + ('already in the session' if w is None else f'also record {w[0]}'))
+    links.add(u, r.get('parentUuid'), (i, r['type']))
+    return b
 
 def check_recs(recs, # the records to write
                old=() # the records already in the file they will join
               ):
     "Raise `RecordError` naming the first record of `recs` a writer must refuse"
-    seen = {r['uuid']: None for r in old if isinstance(r.get('uuid'), str)}
-    for i, r in enumerate(recs):
-        _check_rec(i, r)
-        u = r.get('uuid')
-        if u is None: continue
-        if u in seen:
-            where = 'already in the session' if seen[u] is None else f'also record {seen[u]}'
-            raise RecordError(i, r, f'duplicate uuid, {where}')
-        seen[u] = i
-    _check_cycles([*old, *recs], recs)
+    links = _Links(old)
+    for i, r in enumerate(recs): _check_one(i, r, links)
+    links.check()
 
 # %% ../nbs/07_write.ipynb #2cfd0ac8
-def _prep(recs, sid, ts=None, leaf=None, old=()):
-    "Checked copies of `recs`, chained from `leaf`, stamped from `ts`, all carrying session id `sid`"
-    check_recs(recs, old)
-    t, out, prev = _as_dt(ts), [], leaf
-    for r in recs:
-        r = parse_json(rec_json(r))  # a plain deep copy: the caller's records stay as they were
+def _stamped(recs, sid, ts=None, leaf=None, old=()):
+    """Checked copies of `recs` (read once, in order), chained from `leaf`, stamped from `ts`, all carrying session id
+    `sid`, one at a time; a record refused raises when it comes, a cycle after the last"""
+    given, t, prev = _Links(old), _as_dt(ts), leaf
+    made = given.copy()
+    for i, r in enumerate(recs):
+        r = parse_json(_check_one(i, r, given))  # a plain deep copy: the caller's records stay as they were
         if r['type'] in CHAIN_TYPES:
             if 'parentUuid' not in r: r = {'parentUuid': prev, **r}
             if 'timestamp' not in r: r['timestamp'], t = ts_iso(t), t + timedelta(milliseconds=1)
             if not r.get('isSidechain'): prev = r['uuid']
         r['sessionId'] = sid
         if 'session_id' in r: r['session_id'] = sid
-        out.append(r)
-    _check_cycles([*old, *out], out)
-    return out
+        made.add(r.get('uuid'), r.get('parentUuid'), (i, r['type']))
+        yield r
+    given.check()
+    made.check()
+
+def _prep(recs, sid, ts=None, leaf=None, old=()) -> list:
+    "Checked copies of `recs`, chained from `leaf`, stamped from `ts`, all carrying session id `sid`"
+    return list(_stamped(recs, sid, ts, leaf, old))
 
 def _dumps(recs) -> bytes: return b''.join(rec_json(r) + b'\n' for r in recs)
 
@@ -358,9 +393,9 @@ def _append(fd, path, data:bytes):
         raise
 
 def _load_past_bad(path) -> L:
-    "The records of session `path`; lines in the middle that are not records are left out, with one warning"
+    "The records of session `path` (a big one's read as used); lines that are not records left out, with a warning"
     bad = []
-    recs = load_recs(path, skip_bad=True, bad=bad)
+    recs = open_recs(path, skip_bad=True, bad=bad)
     if bad:
         lines = ', '.join(map(str, bad[:5])) + (', ...' if len(bad) > 5 else '')
         warnings.warn(f'{path}: {len(bad)} line(s) that are not JSON records (line {lines}) left where they are; '
@@ -411,30 +446,41 @@ def _remap_envelope(r, m:dict) -> Rec:
     "Record `r` with the references outside its message (`parentUuid`, `leafUuid`, ...) remapped by `m`"
     return Rec({k: v if k == 'message' else _remap(v, m) for k, v in r.items()})
 
-def _drop_recs(recs, gone:dict) -> L:
-    "`recs` without the records whose uuids are keys of `gone` (uuid -> parent); what pointed at them points above"
+def _relink(gone:dict) -> dict:
+    "Where a reference to each dropped record (`gone`: uuid -> parent) points instead: the nearest kept one above"
     def up(u):
         seen = set()
         while u in gone and u not in seen: seen.add(u); u = gone[u]
         return u
-    m = {u: up(u) for u in gone}
-    return L(_remap_envelope(r, m) for r in recs if r.get('uuid') not in gone)
+    return {u: up(u) for u in gone}
 
 # %% ../nbs/07_write.ipynb #5924643f
 def _is_think(b): return isinstance(b, dict) and b.get('type') in ('thinking', 'redacted_thinking')
 
+def _think_only(r) -> bool:
+    "Is `r` an assistant record holding thinking and nothing else, which `strip_think` drops?"
+    c = msg_content(r)
+    return r.get('type') == 'assistant' and isinstance(c, list) and bool(c) and all(map(_is_think, c))
+
+def _unthink(recs, gone:dict):
+    "Copies of `recs` without thinking blocks, one at a time: records in `gone` dropped, what pointed at them relinked"
+    m = _relink(gone)
+    for r in recs:
+        if _think_only(r) or isinstance(u := r.get('uuid'), str) and u in gone: continue
+        r = copy_rec(r)
+        if r.get('type') == 'assistant' and isinstance(c := msg_content(r), list):
+            r['message']['content'] = [b for b in c if not _is_think(b)]
+        yield _remap_envelope(r, m)
+
+def _thought(recs) -> dict:
+    "The records `strip_think` drops from `recs`, uuid -> parent"
+    return {r['uuid']: r.get('parentUuid') for r in recs if _think_only(r) and isinstance(r.get('uuid'), str)}
+
 def strip_think(recs, # transcript records
                ) -> L:
     "Copies of `recs` without thinking blocks; records left empty are dropped and their children relinked"
-    out, gone = [], {}
-    for r in map(copy_rec, recs):
-        c = msg_content(r)
-        if r.get('type') == 'assistant' and isinstance(c, list) and any(map(_is_think, c)):
-            kept = [b for b in c if not _is_think(b)]
-            if not kept: gone[r['uuid']] = r.get('parentUuid'); continue
-            r['message']['content'] = kept
-        out.append(r)
-    return _drop_recs(out, gone)
+    if iter(recs) is recs: recs = list(recs)  # read twice: what is dropped, then the copies
+    return L(_unthink(recs, _thought(recs)))
 
 # %% ../nbs/07_write.ipynb #0520aeb7
 _KEEP = {'data', 'base64', 'signature', 'id', 'tool_use_id', 'type', 'media_type'}
@@ -456,18 +502,22 @@ def _cap_block(b, mx):
         return {**b, 'content': c}
     return b
 
+def _cut(r, mx) -> Rec:
+    "A copy of record `r` with the strings of its tool inputs and results cut to `mx` characters"
+    r = copy_rec(r)
+    if isinstance(c := msg_content(r), list): r['message']['content'] = [_cap_block(b, mx) for b in c]
+    if 'toolUseResult' in r: r['toolUseResult'] = _cap(r['toolUseResult'], mx, _KEEP)
+    return r
+
+def _check_mx(mx):
+    if mx < 1: raise InputError(f'mx must be a positive number of characters, not {mx}')
+
 def trunc_tools(recs, # transcript records
                 mx:int=2000, # the longest a string may stay, in characters
                ) -> L:
     "Copies of `recs` with every string in tool inputs and results cut to `mx` characters, each cut marked"
-    if mx < 1: raise InputError(f'mx must be a positive number of characters, not {mx}')
-    out = L()
-    for r in map(copy_rec, recs):
-        c = msg_content(r)
-        if isinstance(c, list): r['message']['content'] = [_cap_block(b, mx) for b in c]
-        if 'toolUseResult' in r: r['toolUseResult'] = _cap(r['toolUseResult'], mx, _KEEP)
-        out.append(r)
-    return out
+    _check_mx(mx)
+    return L(_cut(r, mx) for r in recs)
 
 # %% ../nbs/07_write.ipynb #086ea90b
 def _new_id(old:str, key:str) -> str:
@@ -513,32 +563,29 @@ def reid_recs(recs, # records of one session, in file order
     return _retime(out, ts) if ts is not None else out
 
 # %% ../nbs/07_write.ipynb #41bc28bb
-def _not_copied(top):
-    "What `copytree` leaves out of a fork: symlinks (they may point anywhere), FIFOs and devices, `top`'s subagents"
-    def ignore(d, names):
-        out = ['subagents'] if Path(d) == top else []
-        for n in names:
-            try: m = os.lstat(p := os.path.join(d, n)).st_mode
-            except OSError: continue  # gone meanwhile: copytree says so
-            if stat.S_ISREG(m) or stat.S_ISDIR(m): continue
-            skip_warn(p, f"{'a symlink' if stat.S_ISLNK(m) else file_kind(m)}, not copied into the fork")
-            out.append(n)
-        return out
-    return ignore
+def _fork_keep(recs, upto=None) -> array:
+    "Numbers of the records a fork keeps: those on the chain (up to the one with uuid `upto`), the last `last-prompt`"
+    keep, lp = array('q'), None
+    for i, r in enumerate(recs):
+        if is_chain(r, sidechain=True): keep.append(i)
+        elif r.get('type') == 'last-prompt': lp = i
+        if upto is not None and r.get('uuid') == upto and is_chain(r): return keep  # the last row: resume ends there
+    if upto is not None: raise InputError(f'No record with uuid {upto} on the main chain of the session')
+    if lp is not None: keep.insert(bisect.bisect(keep, lp), lp)
+    return keep
 
-def _fork_recs(recs, upto=None) -> L:
-    "The records a fork keeps: every record on the chain (up to the one with uuid `upto`), and the last `last-prompt`"
-    if upto is not None:
-        k = first(i for i, r in enumerate(recs) if r.get('uuid') == upto and is_chain(r))
-        if k is None: raise InputError(f'No record with uuid {upto} on the main chain of the session')
-        return L(r for r in recs[:k+1] if is_chain(r, sidechain=True))  # the last row is `upto`: resume ends there
-    lp = first(r for r in reversed(recs) if r.get('type') == 'last-prompt')
-    return L(r for r in recs if is_chain(r, sidechain=True) or r is lp)
+def _pick(recs, ks) -> L:
+    "The records numbered `ks` of `recs`: still read from their file as used, when `recs` are (`FileRecs.pick`)"
+    return recs.pick(ks) if isinstance(recs, FileRecs) else L(recs[i] for i in ks)
 
-def _mark_fork(recs, sid) -> L:
-    "Copies of `recs` saying, as Claude Code's `/branch` does, that each record with a uuid comes from session `sid`"
-    return L({**r, 'forkedFrom': dict(sessionId=sid, messageUuid=r['uuid'])} if isinstance(r.get('uuid'), str) else r
-             for r in recs)
+def _mark(r, sid):
+    "A copy of `r` saying, as Claude Code's `/branch` does, that it comes from session `sid` (when it has a uuid)"
+    return {**r, 'forkedFrom': dict(sessionId=sid, messageUuid=r['uuid'])} if isinstance(r.get('uuid'), str) else r
+
+def _munged(recs, mx=None, think=True):
+    "The records of `recs` as `strip_think` (unless `think`) then `trunc_tools` (with `mx`) leave them, one at a time"
+    if not think: recs = _unthink(recs, _thought(recs))
+    return (_cut(r, mx) for r in recs) if mx else iter(recs)
 
 def title_recs(title:str, # the session's new title
                sid:str, # the session it names
@@ -549,6 +596,92 @@ def title_recs(title:str, # the session's new title
     return [dict(type='custom-title', customTitle=t, sessionId=sid),
             dict(type='agent-name', agentName=t, sessionId=sid)]
 
+# %% ../nbs/07_write.ipynb #66d6e286
+@contextmanager
+def _atomic_open(path, replace=False):
+    "A binary file to write `path` through, a piece at a time: it appears at `path`, whole, only if the block ends well"
+    path = Path(path)
+    if not replace and path.exists(): raise ExistsError(f'{path} exists; pass replace=True to replace it')
+    made = [d for d in (path.parent, *path.parent.parents) if not d.exists()]  # folders a failed write removes again
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
+        fcntl.flock(fd, fcntl.LOCK_EX)  # tells `clean_tmp` that this file is being written
+        try:
+            with os.fdopen(fd, 'wb') as f:
+                yield f
+                f.flush()
+                os.fsync(f.fileno())
+            if replace: os.replace(tmp, path)
+            else:
+                try: os.link(tmp, path)  # unlike a rename, refuses to clobber a file that appeared meanwhile
+                except FileExistsError: raise ExistsError(f'{path} exists; pass replace=True to replace it') from None
+                except OSError:  # no hard links on this file system
+                    if path.exists(): raise ExistsError(f'{path} exists; pass replace=True to replace it') from None
+                    os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp): os.unlink(tmp)
+    except BaseException:
+        for d in made:  # the deepest first; one that is not empty (another writer's now) stays
+            try: os.rmdir(d)
+            except OSError: break
+        raise
+    fsync_dir(path.parent)
+
+def _write_recs(f, recs):
+    "Write records `recs` to binary file `f` as JSON lines, each as it comes"
+    for r in recs: f.write(rec_json(r) + b'\n')
+
+def _copy_file(src, dest, replace=True):
+    "Copy regular file `src` to `dest` atomically, a block at a time, keeping its mode and times (as `shutil.copy2`)"
+    with open_transcript(src, 0) as i, _atomic_open(dest, replace) as o:
+        shutil.copyfileobj(i, o, 1 << 20)
+        o.flush()
+        st = os.fstat(i.fileno())
+        os.fchmod(o.fileno(), stat.S_IMODE(st.st_mode))
+        os.utime(o.fileno(), ns=(st.st_atime_ns, st.st_mtime_ns))
+
+# %% ../nbs/07_write.ipynb #5365fd84
+def _named_agents(recs, agents) -> set:
+    "The agent ids of `agents` that a record of `recs` names (`\"agentId\":\"<id>\"` in its JSON)"
+    if not agents: return set()
+    rx, found = re.compile(rb'"agentId":"(' + b'|'.join(re.escape(a.encode()) for a in agents) + rb')"'), set()
+    for r in recs:
+        found.update(m.decode() for m in rx.findall(rec_json(r)))
+        if len(found) == len(agents): break
+    return found
+
+def _fork_rel(p, folder) -> Path:
+    "Where agent transcript `p` of the session whose folder is `folder` goes in a fork's folder"
+    subs = folder/SESS_DIRS['subagents']
+    return p.relative_to(folder) if p.is_relative_to(subs) else Path(SESS_DIRS['subagents'], p.name)
+
+def _left_out(folder, files):
+    "Warn about each entry below `folder` a fork leaves out: symlinks (they may point anywhere), FIFOs and devices"
+    if os.path.islink(folder): return skip_warn(folder, 'a symlink, not copied into the fork')
+    listed = set(files.paths())
+    for root, dirs, names in os.walk(folder):  # symlinked folders are not entered
+        for p in (Path(root)/n for n in dirs + names):
+            try: m = os.lstat(p).st_mode
+            except OSError: continue  # gone meanwhile
+            if not (stat.S_ISREG(m) or stat.S_ISDIR(m) or p in listed):
+                skip_warn(p, f"{'a symlink' if stat.S_ISLNK(m) else file_kind(m)}, not copied into the fork")
+
+def _fork_files(files, agents, out, new, mx, think, replace):
+    "Copy into fork folder `out` session files `files`: `agents` munged as session `new`'s, their metadata, side files"
+    folder, dests = files.transcript.parent/files.transcript.stem, {}
+    for a, p in agents.items():
+        if p.is_symlink(): skip_warn(p, 'a symlink, not copied into the fork'); continue
+        dests[a] = check_inside(out/_fork_rel(p, folder))
+        with _atomic_open(dests[a], replace) as f: _write_recs(f, _stamped(_munged(open_recs(p), mx, think), new))
+    for sf in files:
+        if sf.kind == 'agent_meta' and sf.agent in dests:
+            _copy_file(sf.path, dests[sf.agent].with_suffix('.meta.json'))
+        elif sf.kind in ('tool_result', 'sidecar', 'side'):
+            _copy_file(sf.path, check_inside(out/sf.path.relative_to(folder)))
+    _left_out(folder, files)
+
+# %% ../nbs/07_write.ipynb #21ae513c
 def fork_sess(sid:str=None, # the session to fork, as `sess_file` names it (default: the current one)
               cwd=None, # the project directory for `.` and for ids
               mx:int=None, # cap tool inputs and results at this many characters (`trunc_tools`)
@@ -562,27 +695,23 @@ def fork_sess(sid:str=None, # the session to fork, as `sess_file` names it (defa
     sid = src.stem
     extra = [upto, title] if upto is not None or title is not None else []  # the same ids as before without them
     new = stable_uuid(canon(['fork', sid, key, mx, think, *extra])) if key is not None else str(uuid.uuid4())
-    recs = _fork_recs(load_recs(src), upto)  # refused before anything is written
+    if mx: _check_mx(mx)
+    recs = open_recs(src)  # a big session: read from its file as used
+    kept = _pick(recs, _fork_keep(recs, upto))  # refused before anything is written
     names = title_recs(title, new) if title is not None else []
-    dest, folder, out = check_inside(src.parent/f'{new}.jsonl'), src.parent/sid, src.parent/new
-    def munge(recs):
-        if not think: recs = strip_think(recs)
-        return trunc_tools(recs, mx) if mx else L(recs)
-    made = not out.exists()
+    dest, out, files = check_inside(src.parent/f'{new}.jsonl'), src.parent/new, sess_files(src)
+    agents = files.agents
+    if upto is not None: named = _named_agents(kept, agents); agents = {a: p for a, p in agents.items() if a in named}
+    replace, made, fd = key is not None, not out.exists(), None
+    clean_tmp(dest.parent)
     try:
-        if folder.is_dir():  # what else the CLI keeps beside the session, e.g. large tool outputs
-            shutil.copytree(folder, out, ignore=_not_copied(folder), dirs_exist_ok=True)
-        kept = _dumps(recs)
-        for a, f in open_sess(src).agents.items():
-            if upto is not None and f'"agentId":"{a}"'.encode() not in kept: continue  # started after the cut
-            if f.is_symlink(): skip_warn(f, 'a symlink, not copied into the fork'); continue
-            rel = f.relative_to(folder) if f.is_relative_to(folder/'subagents') else Path('subagents', f.name)
-            d = out/rel  # a Workflow run's agent stays below its run's folder
-            atomic_write(d, _dumps(_prep(munge(load_recs(f)), new)), replace=key is not None)
-            if (meta := f.with_suffix('.meta.json')).is_file() and not meta.is_symlink():
-                atomic_write(d.with_suffix('.meta.json'), meta.read_bytes(), replace=True)
-        _write_sess(dest, _mark_fork(munge(recs), sid) + names, replace=key is not None)
+        with _atomic_open(dest, replace) as f:  # in place only once all of the fork is written
+            _write_recs(f, _stamped(itertools.chain((_mark(r, sid) for r in _munged(kept, mx, think)), names), new))
+            _fork_files(files, agents, out, new, mx, think, replace)
+            if replace and dest.exists(): fd = open_locked(dest)  # our appenders wait, then append to the new file
     except BaseException:
         if made: shutil.rmtree(out, ignore_errors=True)  # a failed fork leaves nothing behind
         raise
+    finally:
+        if fd is not None: os.close(fd)
     return new

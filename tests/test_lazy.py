@@ -154,3 +154,30 @@ def test_show_of_a_big_session_reads_it_from_the_file(monkeypatch, capsys, argv)
     def whole(*a, **kw): raise AssertionError('the whole session was read into memory')
     monkeypatch.setattr(cli, 'load_recs', whole)
     assert (cli.main(['show', str(p), *argv]), capsys.readouterr().out) == want
+
+def forked(tmp_path, monkeypatch, name, lazy, **kw) -> dict:
+    "Every file a fork of fixture `name`'s first session writes (relative path -> bytes), its session read one way"
+    import shutil
+    from llmsurgery.write import fork_sess
+    cfg = tmp_path/('lazy' if lazy else 'memory')
+    shutil.copytree(fixture(name), cfg)
+    monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(cfg))
+    monkeypatch.setenv('XDG_STATE_HOME', str(tmp_path/'state'))
+    monkeypatch.setenv('LLMSURGERY_IN_MEMORY', '0' if lazy else '1')
+    before = set(cfg.rglob('*'))
+    src = next(cfg.glob(f'projects/*/{fixture_sess(name).sid}.jsonl'))
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        fork_sess(str(src), key='same', **kw)
+    return {str(p.relative_to(cfg)): p.read_bytes() for p in sorted(set(cfg.rglob('*')) - before) if p.is_file()}
+
+@pytest.mark.parametrize('kw', [{}, dict(mx=40, think=False), dict(title='T')], ids=['plain', 'munged', 'title'])
+@pytest.mark.parametrize('name', NAMES)
+def test_a_fork_from_the_file_writes_the_same_bytes(tmp_path, monkeypatch, name, kw):
+    "A big session is forked a record at a time from its file (never `load_recs`): the same fork, byte for byte"
+    from llmsurgery import write
+    want = forked(tmp_path, monkeypatch, name, False, **kw)
+    def whole(*a, **k): raise AssertionError('the whole session was read into memory')
+    monkeypatch.setattr(write, 'load_recs', whole)
+    got = forked(tmp_path, monkeypatch, name, True, **kw)
+    assert got == want and any(p.endswith('.jsonl') for p in got)
