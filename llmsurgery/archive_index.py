@@ -53,7 +53,7 @@ def index_path(cfg=None, # a Claude Code config folder (default: `claude_dir()`)
                          "point XDG_CACHE_HOME somewhere else")
     return d/f'index-{hashlib.sha1(str(cfg).encode()).hexdigest()[:16]}.sqlite'
 
-# %% ../nbs/14_archive_index.ipynb #c57f670f
+# %% ../nbs/14_archive_index.ipynb #5c6cd4e0
 INDEX_VERSION = 4
 
 SCHEMA = '''
@@ -90,7 +90,7 @@ CREATE VIEW sessions AS SELECT s.sid, s.project, s.path, s.cwd, coalesce(s.custo
   FROM files s JOIN files f ON f.parent = s.path AND NOT f.warmup WHERE s.agent IS NULL GROUP BY s.id;
 '''
 
-# %% ../nbs/14_archive_index.ipynb #2c2d5470
+# %% ../nbs/14_archive_index.ipynb #e572c1d5
 def index_version() -> str:
     "What an index must have been written by to be used: its version, its schema, llmsurgery's and fastllm's versions"
     prices = repr((ANTHROPIC_PRICES, LONG_CONTEXT)).encode()  # our list prices: costs priced by others are stale
@@ -108,7 +108,7 @@ def complete_block(f, # a transcript opened for binary reading
     buf = f.read(max(end - start, 0))
     return buf if buf.endswith(b'\n') else buf[:buf.rfind(b'\n') + 1]
 
-# %% ../nbs/14_archive_index.ipynb #4a300d42
+# %% ../nbs/14_archive_index.ipynb #4294a8bb
 BLOCK = 1 << 20  # bytes per checksummed block of a transcript
 
 def block_sums(buf, # bytes of a file, read from offset `start`
@@ -122,7 +122,7 @@ def block_sums(buf, # bytes of a file, read from offset `start`
     sums.extend(zlib.crc32(buf[j:j + BLOCK]) for j in range(i, len(buf), BLOCK))
     return sums
 
-# %% ../nbs/14_archive_index.ipynb #f687a376
+# %% ../nbs/14_archive_index.ipynb #6facf42a
 VERIFY_ALL = 32 << 20  # a transcript read up to this far is checked whole when it changes; a bigger one by samples
 SAMPLES = 16  # blocks checked at random in a bigger one, besides its first and last
 
@@ -140,7 +140,7 @@ def sums_match(f, # a file opened for binary reading
         if zlib.crc32(f.read(min(BLOCK, end - i * BLOCK))) != sums[i]: return False
     return True
 
-# %% ../nbs/14_archive_index.ipynb #62f03725
+# %% ../nbs/14_archive_index.ipynb #65d7ab11
 _WANTED = re.compile(rb'"type"\s*:\s*"(?:user|assistant|system|custom-title|ai-title)"'), re.compile(rb'\\u')
 
 def _holding(rx, buf):
@@ -162,13 +162,13 @@ def wanted_lines(buf, # complete lines of a transcript (`complete_block`)
         prev = ls
     return out, n + count_recs(buf, prev, len(buf))
 
-# %% ../nbs/14_archive_index.ipynb #209613e7
+# %% ../nbs/14_archive_index.ipynb #e1d38311
 def search_text(r, # a record
                ) -> str:
     "What a search reads of `r`: its `rec_fields`, one per line"
     return '\n'.join(s for _, _, s in rec_fields(r))
 
-# %% ../nbs/14_archive_index.ipynb #661746c8
+# %% ../nbs/14_archive_index.ipynb #4c770208
 ENV_FIELDS = (('type', 'uuid', 'timestamp', 'requestId', 'requestRef', 'requestSessionId', 'costUSD'),
               ('id', 'model', 'usage'))
 
@@ -179,7 +179,7 @@ def msg_env(r, # an assistant record
     if isinstance(m := r.get('message'), dict): env['message'] = {k: m[k] for k in ENV_FIELDS[1] if k in m}
     return env
 
-# %% ../nbs/14_archive_index.ipynb #1172f7d1
+# %% ../nbs/14_archive_index.ipynb #ad6a1247
 def _connect(path):
     con = sqlite3.connect(path, timeout=600, isolation_level=None, check_same_thread=False)
     con.execute('PRAGMA journal_mode=WAL')
@@ -198,7 +198,7 @@ def transaction(con:sqlite3.Connection, # a connection opened by `_connect` (no 
         raise
     if con.in_transaction: con.execute('COMMIT')
 
-# %% ../nbs/14_archive_index.ipynb #395804c1
+# %% ../nbs/14_archive_index.ipynb #9f0cc521
 class ArchiveIndex:
     "The index of the archive of Claude Code's config folder `cfg`: an SQLite database in llmsurgery's cache folder"
     def __init__(self,
@@ -215,35 +215,31 @@ class ArchiveIndex:
 
     def __repr__(self): return f'ArchiveIndex({self.cfg} -> {self.path})'
 
-# %% ../nbs/14_archive_index.ipynb #5a91322e
-@patch
-@contextmanager
-def faults(self:ArchiveIndex):
-    "Turn what SQLite and the file system raise inside a `with` block into `IndexUnusable`, naming the index"
-    try: yield
-    except IndexUnusable: raise
-    except (sqlite3.Error, OSError) as e:
-        if self._con is not None:
-            try: self._con.close()
-            except sqlite3.Error: pass
-            self._con = None  # opened afresh next time
-        why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-        raise IndexUnusable(f'the index {self.path} cannot be used: {why}') from e
-
-# %% ../nbs/14_archive_index.ipynb #3de96b61
-@patch
-@contextmanager
-def lock(self:ArchiveIndex):
-    "Hold the update lock inside a `with` block (other updaters wait; readers do not); re-entrant"
-    if self._locked: yield; return
-    self.path.parent.mkdir(parents=True, exist_ok=True)
-    with open(self.path.with_suffix('.lock'), 'w') as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        self._locked = True
+    @contextmanager
+    def faults(self):
+        "Turn what SQLite and the file system raise inside a `with` block into `IndexUnusable`, naming the index"
         try: yield
-        finally: self._locked = False; fcntl.flock(f, fcntl.LOCK_UN)
+        except IndexUnusable: raise
+        except (sqlite3.Error, OSError) as e:
+            if self._con is not None:
+                try: self._con.close()
+                except sqlite3.Error: pass
+                self._con = None  # opened afresh next time
+            why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            raise IndexUnusable(f'the index {self.path} cannot be used: {why}') from e
 
-# %% ../nbs/14_archive_index.ipynb #7e72cdbd
+    @contextmanager
+    def lock(self):
+        "Hold the update lock inside a `with` block (other updaters wait; readers do not); re-entrant"
+        if self._locked: yield; return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path.with_suffix('.lock'), 'w') as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            self._locked = True
+            try: yield
+            finally: self._locked = False; fcntl.flock(f, fcntl.LOCK_UN)
+
+# %% ../nbs/14_archive_index.ipynb #af3c7006
 def _open(path):
     "A connection to the index at `path` when it is one of this version, else None"
     if not path.exists(): return None
@@ -255,7 +251,7 @@ def _open(path):
     except sqlite3.DatabaseError: pass
     return None
 
-# %% ../nbs/14_archive_index.ipynb #fa0fd26d
+# %% ../nbs/14_archive_index.ipynb #a1c23277
 @patch(as_prop=True)
 def con(self:ArchiveIndex) -> sqlite3.Connection:
     "The connection to the database, opened on first use (created, or rebuilt when damaged or of another version)"
@@ -274,7 +270,7 @@ def con(self:ArchiveIndex) -> sqlite3.Connection:
         self._con = con
     return self._con
 
-# %% ../nbs/14_archive_index.ipynb #4752698c
+# %% ../nbs/14_archive_index.ipynb #698bdd47
 @patch
 def _walk(self:ArchiveIndex, dirs=None) -> tuple:
     "`walk`, and the listing of each folder in it: `dirs`, of an earlier walk, reused where a folder did not change"
@@ -285,7 +281,7 @@ def walk(self:ArchiveIndex) -> dict:
     "Size, modification time and inode of each project folder and transcript under the config folder, by path"
     return self._walk()[0]
 
-# %% ../nbs/14_archive_index.ipynb #85c93806
+# %% ../nbs/14_archive_index.ipynb #82dbd3c7
 @patch
 def _meta(self:ArchiveIndex, key):
     "The value of `key` in table `meta`, read again only when another connection wrote to the index since"
@@ -302,19 +298,19 @@ def _set_meta(self:ArchiveIndex, key, value):
     self.con.execute('UPDATE meta SET value=? WHERE key=?', (orjson.dumps(value), key))
     self._seen.pop(key, None)
 
-# %% ../nbs/14_archive_index.ipynb #a6675fbe
+# %% ../nbs/14_archive_index.ipynb #ef574521
 @patch
 def stale(self:ArchiveIndex) -> bool:
     "Has anything under the config folder changed since the last update?"
     return self._meta('walk') != self._walk(self._meta('dirs'))[0]
 
-# %% ../nbs/14_archive_index.ipynb #e77995a0
+# %% ../nbs/14_archive_index.ipynb #73f11d85
 @patch
 def _loop(self:ArchiveIndex) -> list:
     "`(sess, agent id, path)` for every transcript of the archive, older CLIs' Warmup agents too, as `transcripts`"
     with config_dir(self.cfg): return list(transcripts(agents=True, warmups=True))
 
-# %% ../nbs/14_archive_index.ipynb #efd9fc3a
+# %% ../nbs/14_archive_index.ipynb #39f82491
 @patch
 def _place(self:ArchiveIndex, loop):
     "Record the files of archive loop `loop`: new ones, their session and order; drop those that left"
@@ -331,7 +327,7 @@ def _place(self:ArchiveIndex, loop):
                                                       'warmup=?, seq=?, mtime=?, active=? WHERE path=?', (*row, str(p)))
     return dict(con.execute('SELECT path, id FROM files ORDER BY seq'))
 
-# %% ../nbs/14_archive_index.ipynb #e0b0b9c0
+# %% ../nbs/14_archive_index.ipynb #92eb1b12
 _LONE = re.compile('[\ud800-\udfff]')
 
 def _whole(o):
@@ -348,7 +344,7 @@ def _insert(con, sql, rows):
         fix = lambda v: v.encode('utf-8', 'replace').decode() if isinstance(v, str) else v
         con.executemany(sql, [[fix(v) for v in row] for row in rows])
 
-# %% ../nbs/14_archive_index.ipynb #c1075ff7
+# %% ../nbs/14_archive_index.ipynb #ecce6af2
 def _ints(con, sql, args=()): return con.execute(sql, args).fetchone()[0] or 0
 
 def _key(r):
@@ -356,7 +352,7 @@ def _key(r):
     k = msg_key(r)
     return '\t'.join(map(str, k)) if isinstance(k, tuple) else k if isinstance(k, str) else '\0' + repr(k)
 
-# %% ../nbs/14_archive_index.ipynb #d647c398
+# %% ../nbs/14_archive_index.ipynb #549e0c1f
 def _call_row(cid, fid, b, lno, off, n, ts) -> list:
     "The `calls` row of call `cid`: tool_use block `b` of the record of file `fid` at `lno`, its result not yet known"
     inp = b.get('input') if isinstance(b.get('input'), dict) else {}
@@ -368,7 +364,7 @@ def _result_cols(b, data, lno, off, n) -> tuple:
     "`(failed, result, result_line, result_off, result_len)` of the call that tool_result block `b` answers"
     return int(is_failure(b, data)), result_txt(b.get('content'))[:1000], lno, off, n  # `data`: its `toolUseResult`
 
-# %% ../nbs/14_archive_index.ipynb #c0615aa9
+# %% ../nbs/14_archive_index.ipynb #29f43b0c
 def _line_rows(lines, # `wanted_lines` of a block of file `fid`, read from offset `start`
                fid, start,
                head:tuple, # the file's `nlines, cwd, version, branch, custom_title, ai_title, first_ts, last_ts`
@@ -417,7 +413,7 @@ def _line_rows(lines, # `wanted_lines` of a block of file `fid`, read from offse
                     else: results.append((*done, k[0]))
     return (nlines, cwd, version, branch, ctitle, atitle, first_ts, last_ts), (recs, fts, calls, results, msgs)
 
-# %% ../nbs/14_archive_index.ipynb #66f4e84e
+# %% ../nbs/14_archive_index.ipynb #211e10fb
 @patch
 def _index_lines(self:ArchiveIndex, buf, fid, start, envs=None) -> int:
     "Index complete lines `buf` of file `fid`, read from offset `start`, messages' `msg_env` added to `envs`; the end"
@@ -444,14 +440,14 @@ def _index_lines(self:ArchiveIndex, buf, fid, start, envs=None) -> int:
                  fid))
     return pos
 
-# %% ../nbs/14_archive_index.ipynb #8a7245e2
+# %% ../nbs/14_archive_index.ipynb #ae884730
 _CC_TIME = re.compile(r'[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z')
 
 def _minute(ts):
     "The minute of timestamp `ts` as Claude Code writes one (UTC, to the millisecond), else `ts` itself"
     return ts[:16] if ts and _CC_TIME.fullmatch(ts) else ts
 
-# %% ../nbs/14_archive_index.ipynb #e2a48926
+# %% ../nbs/14_archive_index.ipynb #53290fc0
 @patch
 def _count_usage(self:ArchiveIndex, fid,
                  envs=None, # the `msg_env` of each of the file's assistant records, in order (default: read them back)
@@ -479,7 +475,7 @@ def _count_usage(self:ArchiveIndex, fid,
                  'cost, priced, usage, recorded, from_rec) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)', rows)
     con.execute('UPDATE files SET messages=? WHERE id=?', (len(rows), fid))
 
-# %% ../nbs/14_archive_index.ipynb #8088a5a0
+# %% ../nbs/14_archive_index.ipynb #1d419a58
 @patch
 def price(self:ArchiveIndex,
           fids=None, # only the messages of these files (default: all)
@@ -496,7 +492,7 @@ def price(self:ArchiveIndex,
             con.executemany('UPDATE usage SET cost=?, from_rec=?, priced=1 WHERE id=?', costs)
     return len(todo)
 
-# %% ../nbs/14_archive_index.ipynb #31241250
+# %% ../nbs/14_archive_index.ipynb #6d34cdd4
 def _line_end(f, pos, size):
     "The offset just after the first newline at or after `pos` (`size` when there is none)"
     f.seek(pos)
@@ -505,7 +501,7 @@ def _line_end(f, pos, size):
         pos += len(buf)
     return size
 
-# %% ../nbs/14_archive_index.ipynb #47469fe4
+# %% ../nbs/14_archive_index.ipynb #87705a2d
 CHUNK = 32 << 20  # bytes of a transcript read, indexed and committed at a time
 
 def _label(path):
@@ -516,7 +512,7 @@ def _label(path):
     label = info.label if info else ''
     return None if ws or _LONE.search(label) else label  # None: `find_sess` reads it from the file, as a scan does
 
-# %% ../nbs/14_archive_index.ipynb #3779689e
+# %% ../nbs/14_archive_index.ipynb #87ded2f6
 def _sums(b): return list(array('I', b or b''))
 
 @patch
@@ -550,7 +546,7 @@ def _index_file(self:ArchiveIndex, fid, path, chunk=None, price=False) -> int:
         con.execute('UPDATE files SET size=?, mtime_ns=? WHERE id=?', (st.st_size, st.st_mtime_ns, fid))
     return pos - offset
 
-# %% ../nbs/14_archive_index.ipynb #9974c7b6
+# %% ../nbs/14_archive_index.ipynb #41e374d3
 @patch
 def _wipe(self:ArchiveIndex, fid, drop=False):
     "Remove the rows of file `fid` (and the file itself with `drop`), to read it again from the start"
@@ -587,7 +583,7 @@ def _grown(self:ArchiveIndex, walk, last) -> dict | None:
                          if (i, mtime[r[0]], active[r[2]]) != r[5:8]])
     return {r[0]: r[1] for r in order if r[0] in changed}
 
-# %% ../nbs/14_archive_index.ipynb #af0b198c
+# %% ../nbs/14_archive_index.ipynb #14fcf2a8
 CHECKPOINT = 1 << 16  # pages (of 4 KB) written between two checkpoints while an update reads transcripts
 
 @patch
@@ -625,7 +621,7 @@ def _update(self:ArchiveIndex, progress=None, price=False):
     res.seconds = round(time.perf_counter() - t0, 3)
     return res
 
-# %% ../nbs/14_archive_index.ipynb #ebe521bd
+# %% ../nbs/14_archive_index.ipynb #0e1b50ec
 @patch
 def refresh(self:ArchiveIndex,
             progress=None, # called as `progress(done, total)` while the files are visited
@@ -635,7 +631,7 @@ def refresh(self:ArchiveIndex,
         if self.stale(): self.update(progress)
     return self
 
-# %% ../nbs/14_archive_index.ipynb #49d75012
+# %% ../nbs/14_archive_index.ipynb #9d005d8b
 @patch
 def sql(self:ArchiveIndex,
         query:str, # an SQL query over the tables of *What it holds*
@@ -646,7 +642,7 @@ def sql(self:ArchiveIndex,
     cols = [d[0] for d in cur.description]
     return Rows([AttrDict(zip(cols, r)) for r in cur], cols=cols)
 
-# %% ../nbs/14_archive_index.ipynb #9ff61f7e
+# %% ../nbs/14_archive_index.ipynb #96200d8e
 @patch
 def sessions(self:ArchiveIndex) -> Rows:
     "One row per session: project, times, title and counts (its subagents' included), newest activity first"
@@ -655,7 +651,7 @@ def sessions(self:ArchiveIndex) -> Rows:
     rows.title = 'Sessions (from the index)'
     return rows
 
-# %% ../nbs/14_archive_index.ipynb #537d71ed
+# %% ../nbs/14_archive_index.ipynb #df0b42e0
 @patch
 def stats(self:ArchiveIndex) -> AttrDict:
     "The index's file, its size in bytes, and how many sessions, transcripts, records, tool calls and messages it holds"
@@ -665,7 +661,7 @@ def stats(self:ArchiveIndex) -> AttrDict:
                     transcripts=n('SELECT count(*) FROM files'), records=n('SELECT count(*) FROM recs'),
                     calls=n('SELECT count(*) FROM calls'), messages=n('SELECT count(DISTINCT key) FROM usage'))
 
-# %% ../nbs/14_archive_index.ipynb #e1cf189d
+# %% ../nbs/14_archive_index.ipynb #7d1a82ae
 @patch
 def drop(self:ArchiveIndex):
     "Delete the index (waiting for an update in progress to finish)"
@@ -705,7 +701,7 @@ def files(self:ArchiveIndex,
             out.append((s, aid, Path(path), fid))
     return out
 
-# %% ../nbs/14_archive_index.ipynb #7fa173c9
+# %% ../nbs/14_archive_index.ipynb #f5887853
 def _folds_alike(c):
     "Do all the characters `re.IGNORECASE` matches `c` with fold to the same character in SQLite's index?"
     v = case_variants(c)
@@ -719,7 +715,7 @@ def _grams(text, icase):
         else: run += c
     return list(dict.fromkeys(r[i:i+3] for r in runs + [run] for i in range(len(r) - 2)))
 
-# %% ../nbs/14_archive_index.ipynb #29d36e5b
+# %% ../nbs/14_archive_index.ipynb #717bf465
 # Characters from the most common in English text and code to the least; any other (digits, most punctuation, letters
 # with accents, every script but Latin) counts as rarer than all of them
 COMMON_CHARS = ' etaoinsrhldcumfpgwybvk\n.,-_/:\'"()=x'
@@ -735,7 +731,7 @@ def _rarest(gs, k=MAX_GRAMS):
     keep = set(sorted(gs, key=_rarity, reverse=True)[:k])
     return [g for g in gs if g in keep]
 
-# %% ../nbs/14_archive_index.ipynb #8841b8be
+# %% ../nbs/14_archive_index.ipynb #b71d6224
 def fts_query(pat, # a regex: a string or a compiled `re.Pattern`
              ) -> str | None:
     "An FTS5 query matching at least every record whose fields regex `pat` matches; None when there is none"
@@ -746,7 +742,7 @@ def fts_query(pat, # a regex: a string or a compiled `re.Pattern`
         alts.append(' AND '.join('"' + g.replace('"', '""') + '"' for g in _rarest(gs)))
     return ' OR '.join(f'({a})' for a in alts)
 
-# %% ../nbs/14_archive_index.ipynb #1fa96d76
+# %% ../nbs/14_archive_index.ipynb #44dfd589
 def read_recs(path, # a transcript
               locs, # `(index, offset, length)` of records in it, in file order
              ):
@@ -756,7 +752,7 @@ def read_recs(path, # a transcript
             f.seek(off)
             if (r := parse_rec(f.read(n))) is not None: yield i, r
 
-# %% ../nbs/14_archive_index.ipynb #8ee866e0
+# %% ../nbs/14_archive_index.ipynb #c1a7fd6b
 @patch
 def _answer(self:ArchiveIndex, ask):
     "`ask()`, or None with one warning when the index cannot be used: the question is then answered by a scan"
@@ -766,7 +762,7 @@ def _answer(self:ArchiveIndex, ask):
         warnings.warn(f'{e}: scanning the transcripts instead')
         return None
 
-# %% ../nbs/14_archive_index.ipynb #9be48772
+# %% ../nbs/14_archive_index.ipynb #37326e40
 @patch
 def label(self:ArchiveIndex,
           path, # a session's transcript
@@ -777,7 +773,7 @@ def label(self:ArchiveIndex,
     except IndexUnusable: return None
     return row[0] if row else None
 
-# %% ../nbs/14_archive_index.ipynb #6edf9cf7
+# %% ../nbs/14_archive_index.ipynb #45250e15
 @patch
 def _by_file(self:ArchiveIndex, sql, args=()) -> dict:
     res = {}
