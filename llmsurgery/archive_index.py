@@ -53,7 +53,7 @@ def index_path(cfg=None, # a Claude Code config folder (default: `claude_dir()`)
                          "point XDG_CACHE_HOME somewhere else")
     return d/f'index-{hashlib.sha1(str(cfg).encode()).hexdigest()[:16]}.sqlite'
 
-# %% ../nbs/14_archive_index.ipynb #9326143b
+# %% ../nbs/14_archive_index.ipynb #5c6cd4e0
 INDEX_VERSION = 4
 
 SCHEMA = '''
@@ -90,6 +90,7 @@ CREATE VIEW sessions AS SELECT s.sid, s.project, s.path, s.cwd, coalesce(s.custo
   FROM files s JOIN files f ON f.parent = s.path AND NOT f.warmup WHERE s.agent IS NULL GROUP BY s.id;
 '''
 
+# %% ../nbs/14_archive_index.ipynb #e572c1d5
 def index_version() -> str:
     "What an index must have been written by to be used: its version, its schema, llmsurgery's and fastllm's versions"
     prices = repr((ANTHROPIC_PRICES, LONG_CONTEXT)).encode()  # our list prices: costs priced by others are stale
@@ -107,10 +108,8 @@ def complete_block(f, # a transcript opened for binary reading
     buf = f.read(max(end - start, 0))
     return buf if buf.endswith(b'\n') else buf[:buf.rfind(b'\n') + 1]
 
-# %% ../nbs/14_archive_index.ipynb #2244ece1
+# %% ../nbs/14_archive_index.ipynb #4294a8bb
 BLOCK = 1 << 20  # bytes per checksummed block of a transcript
-VERIFY_ALL = 32 << 20  # a transcript read up to this far is checked whole when it changes; a bigger one by samples
-SAMPLES = 16  # blocks checked at random in a bigger one, besides its first and last
 
 def block_sums(buf, # bytes of a file, read from offset `start`
                sums:list=None, # the checksums of the blocks before `start` (extended in place; default: none)
@@ -122,6 +121,10 @@ def block_sums(buf, # bytes of a file, read from offset `start`
     if i: sums[-1] = zlib.crc32(buf[:i], sums[-1])
     sums.extend(zlib.crc32(buf[j:j + BLOCK]) for j in range(i, len(buf), BLOCK))
     return sums
+
+# %% ../nbs/14_archive_index.ipynb #6facf42a
+VERIFY_ALL = 32 << 20  # a transcript read up to this far is checked whole when it changes; a bigger one by samples
+SAMPLES = 16  # blocks checked at random in a bigger one, besides its first and last
 
 def sums_match(f, # a file opened for binary reading
                sums:list, # `block_sums` of its first `end` bytes, as they were
@@ -137,7 +140,7 @@ def sums_match(f, # a file opened for binary reading
         if zlib.crc32(f.read(min(BLOCK, end - i * BLOCK))) != sums[i]: return False
     return True
 
-# %% ../nbs/14_archive_index.ipynb #2d7f6ccd
+# %% ../nbs/14_archive_index.ipynb #65d7ab11
 _WANTED = re.compile(rb'"type"\s*:\s*"(?:user|assistant|system|custom-title|ai-title)"'), re.compile(rb'\\u')
 
 def _holding(rx, buf):
@@ -159,11 +162,13 @@ def wanted_lines(buf, # complete lines of a transcript (`complete_block`)
         prev = ls
     return out, n + count_recs(buf, prev, len(buf))
 
+# %% ../nbs/14_archive_index.ipynb #e1d38311
 def search_text(r, # a record
                ) -> str:
     "What a search reads of `r`: its `rec_fields`, one per line"
     return '\n'.join(s for _, _, s in rec_fields(r))
 
+# %% ../nbs/14_archive_index.ipynb #4c770208
 ENV_FIELDS = (('type', 'uuid', 'timestamp', 'requestId', 'requestRef', 'requestSessionId', 'costUSD'),
               ('id', 'model', 'usage'))
 
@@ -174,7 +179,7 @@ def msg_env(r, # an assistant record
     if isinstance(m := r.get('message'), dict): env['message'] = {k: m[k] for k in ENV_FIELDS[1] if k in m}
     return env
 
-# %% ../nbs/14_archive_index.ipynb #0324cb5c
+# %% ../nbs/14_archive_index.ipynb #ad6a1247
 def _connect(path):
     con = sqlite3.connect(path, timeout=600, isolation_level=None, check_same_thread=False)
     con.execute('PRAGMA journal_mode=WAL')
@@ -193,6 +198,7 @@ def transaction(con:sqlite3.Connection, # a connection opened by `_connect` (no 
         raise
     if con.in_transaction: con.execute('COMMIT')
 
+# %% ../nbs/14_archive_index.ipynb #9f0cc521
 class ArchiveIndex:
     "The index of the archive of Claude Code's config folder `cfg`: an SQLite database in llmsurgery's cache folder"
     def __init__(self,
@@ -233,7 +239,7 @@ class ArchiveIndex:
             try: yield
             finally: self._locked = False; fcntl.flock(f, fcntl.LOCK_UN)
 
-# %% ../nbs/14_archive_index.ipynb #35b64753
+# %% ../nbs/14_archive_index.ipynb #af3c7006
 def _open(path):
     "A connection to the index at `path` when it is one of this version, else None"
     if not path.exists(): return None
@@ -245,6 +251,7 @@ def _open(path):
     except sqlite3.DatabaseError: pass
     return None
 
+# %% ../nbs/14_archive_index.ipynb #a1c23277
 @patch(as_prop=True)
 def con(self:ArchiveIndex) -> sqlite3.Connection:
     "The connection to the database, opened on first use (created, or rebuilt when damaged or of another version)"
@@ -263,7 +270,7 @@ def con(self:ArchiveIndex) -> sqlite3.Connection:
         self._con = con
     return self._con
 
-# %% ../nbs/14_archive_index.ipynb #de73ab82
+# %% ../nbs/14_archive_index.ipynb #698bdd47
 @patch
 def _walk(self:ArchiveIndex, dirs=None) -> tuple:
     "`walk`, and the listing of each folder in it: `dirs`, of an earlier walk, reused where a folder did not change"
@@ -274,6 +281,7 @@ def walk(self:ArchiveIndex) -> dict:
     "Size, modification time and inode of each project folder and transcript under the config folder, by path"
     return self._walk()[0]
 
+# %% ../nbs/14_archive_index.ipynb #82dbd3c7
 @patch
 def _meta(self:ArchiveIndex, key):
     "The value of `key` in table `meta`, read again only when another connection wrote to the index since"
@@ -290,17 +298,19 @@ def _set_meta(self:ArchiveIndex, key, value):
     self.con.execute('UPDATE meta SET value=? WHERE key=?', (orjson.dumps(value), key))
     self._seen.pop(key, None)
 
+# %% ../nbs/14_archive_index.ipynb #ef574521
 @patch
 def stale(self:ArchiveIndex) -> bool:
     "Has anything under the config folder changed since the last update?"
     return self._meta('walk') != self._walk(self._meta('dirs'))[0]
 
-# %% ../nbs/14_archive_index.ipynb #d365dacb
+# %% ../nbs/14_archive_index.ipynb #73f11d85
 @patch
 def _loop(self:ArchiveIndex) -> list:
     "`(sess, agent id, path)` for every transcript of the archive, older CLIs' Warmup agents too, as `transcripts`"
     with config_dir(self.cfg): return list(transcripts(agents=True, warmups=True))
 
+# %% ../nbs/14_archive_index.ipynb #39f82491
 @patch
 def _place(self:ArchiveIndex, loop):
     "Record the files of archive loop `loop`: new ones, their session and order; drop those that left"
@@ -317,19 +327,172 @@ def _place(self:ArchiveIndex, loop):
                                                       'warmup=?, seq=?, mtime=?, active=? WHERE path=?', (*row, str(p)))
     return dict(con.execute('SELECT path, id FROM files ORDER BY seq'))
 
-@patch
-def _wipe(self:ArchiveIndex, fid, drop=False):
-    "Remove the rows of file `fid` (and the file itself with `drop`), to read it again from the start"
-    con = self.con
-    con.execute("INSERT INTO recs_fts(recs_fts, rowid, text) SELECT 'delete', id, text FROM recs "
-                "WHERE file=? AND text != ''", (fid,))
-    for t in ('recs', 'calls', 'msgs', 'usage'): con.execute(f'DELETE FROM {t} WHERE file=?', (fid,))
-    if drop: con.execute('DELETE FROM files WHERE id=?', (fid,))
-    else: con.execute('UPDATE files SET size=NULL, mtime_ns=NULL, ino=NULL, sums=NULL, '
-                      'offset=0, nlines=0, cwd=NULL, version=NULL, branch=NULL, custom_title=NULL, '
-                      'ai_title=NULL, first_ts=NULL, last_ts=NULL, label=NULL WHERE id=?', (fid,))
+# %% ../nbs/14_archive_index.ipynb #92eb1b12
+_LONE = re.compile('[\ud800-\udfff]')
 
-# %% ../nbs/14_archive_index.ipynb #18922cfe
+def _whole(o):
+    "`o` with each lone surrogate (a string cut mid-emoji) written as U+FFFD, as SQLite and orjson take only UTF-8"
+    if isinstance(o, str): return _LONE.sub('\ufffd', o)
+    if isinstance(o, dict): return {_whole(k): _whole(v) for k, v in o.items()}
+    if isinstance(o, list): return [_whole(v) for v in o]
+    return o
+
+def _insert(con, sql, rows):
+    "`executemany`, replacing lone surrogates (which SQLite cannot store) in the rare row that holds one"
+    try: con.executemany(sql, rows)
+    except UnicodeEncodeError:
+        fix = lambda v: v.encode('utf-8', 'replace').decode() if isinstance(v, str) else v
+        con.executemany(sql, [[fix(v) for v in row] for row in rows])
+
+# %% ../nbs/14_archive_index.ipynb #ecce6af2
+def _ints(con, sql, args=()): return con.execute(sql, args).fetchone()[0] or 0
+
+def _key(r):
+    "`msg_key(r)` as a string: one message, one string"
+    k = msg_key(r)
+    return '\t'.join(map(str, k)) if isinstance(k, tuple) else k if isinstance(k, str) else '\0' + repr(k)
+
+# %% ../nbs/14_archive_index.ipynb #549e0c1f
+def _call_row(cid, fid, b, lno, off, n, ts) -> list:
+    "The `calls` row of call `cid`: tool_use block `b` of the record of file `fid` at `lno`, its result not yet known"
+    inp = b.get('input') if isinstance(b.get('input'), dict) else {}
+    cmd = inp.get('command') if isinstance(inp, dict) else None
+    return [cid, fid, b.get('id'), opt_str(b.get('name')), orjson.dumps(inp).decode(), call_path(AttrDict(input=inp)),
+            cmd if isinstance(cmd, str) else None, lno, off, n, ts, 0, None, None, None, None]
+
+def _result_cols(b, data, lno, off, n) -> tuple:
+    "`(failed, result, result_line, result_off, result_len)` of the call that tool_result block `b` answers"
+    return int(is_failure(b, data)), result_txt(b.get('content'))[:1000], lno, off, n  # `data`: its `toolUseResult`
+
+# %% ../nbs/14_archive_index.ipynb #29f43b0c
+def _line_rows(lines, # `wanted_lines` of a block of file `fid`, read from offset `start`
+               fid, start,
+               head:tuple, # the file's `nlines, cwd, version, branch, custom_title, ai_title, first_ts, last_ts`
+               ids:dict, # the last id of `recs`, `calls` and `msgs` (moved on as rows are made)
+               known:dict, # tool id → `[call id, has its result]` of the file's calls (added to)
+               envs=None, # a list to add each assistant record's `msg_env` to
+              ) -> tuple:
+    "`(head, (recs, fts, calls, results, msgs))`: the rows `lines` give, and the file's `head` brought up to date"
+    nlines, cwd, version, branch, ctitle, atitle, first_ts, last_ts = head
+    recs, fts, calls, results, msgs = [], [], {}, [], []
+    with no_gc():
+        for lno, off, line in lines:
+            lno, off = nlines + lno, start + off
+            if (r := parse_rec(line)) is None: continue
+            if b'\\ud' in line or b'\\uD' in line: r = Rec(_whole(r))  # text cut mid-emoji
+            t, n, ts = r.get('type'), len(line), opt_str(r.get('timestamp'))
+            if ts: first_ts, last_ts = min(first_ts or ts, ts), max(last_ts or ts, ts)
+            cwd, version = cwd or opt_str(r.get('cwd')), opt_str(r.get('version')) or version
+            branch = opt_str(r.get('gitBranch')) or branch
+            if t == 'custom-title': ctitle = opt_str(r.get('customTitle')) or ctitle
+            elif t == 'ai-title': atitle = opt_str(r.get('aiTitle')) or atitle
+            if t not in ('user', 'assistant', 'system'): continue
+            ids['recs'] += 1
+            text = search_text(r)
+            recs.append((ids['recs'], fid, lno, off, n, opt_str(r.get('uuid')), rec_role(r), ts,
+                         int(not r.get('isSidechain') and bool(prompt_text(r))), text))
+            if text: fts.append((ids['recs'], text))
+            if t == 'assistant':
+                for b in tool_uses(r):
+                    if not isinstance(tid := b.get('id'), str) or tid in known: continue  # as `join_calls` reads it
+                    ids['calls'] += 1
+                    calls[tid] = _call_row(ids['calls'], fid, b, lno, off, n, ts)
+                    known[tid] = [ids['calls'], False]
+                ids['msgs'] += 1
+                env, model = msg_env(r), opt_str(msg_of(r).get('model'))
+                msgs.append((ids['msgs'], fid, lno, off, n, _key(r), ts, model, orjson.dumps(env)))
+                if envs is not None: envs.append(Rec(env))
+            elif t == 'user':
+                res = tool_results(r)
+                for b in res:
+                    if not isinstance(b.get('tool_use_id'), str) or (k := known.get(b['tool_use_id'])) is None or k[1]:
+                        continue
+                    k[1] = True
+                    done = _result_cols(b, r.get('toolUseResult') if len(res) == 1 else None, lno, off, n)
+                    if b.get('tool_use_id') in calls: calls[b.get('tool_use_id')][11:] = done
+                    else: results.append((*done, k[0]))
+    return (nlines, cwd, version, branch, ctitle, atitle, first_ts, last_ts), (recs, fts, calls, results, msgs)
+
+# %% ../nbs/14_archive_index.ipynb #211e10fb
+@patch
+def _index_lines(self:ArchiveIndex, buf, fid, start, envs=None) -> int:
+    "Index complete lines `buf` of file `fid`, read from offset `start`, messages' `msg_env` added to `envs`; the end"
+    con = self.con
+    head = con.execute('SELECT nlines, cwd, version, branch, custom_title, ai_title, first_ts, last_ts FROM files '
+                       'WHERE id=?', (fid,)).fetchone()
+    ids = {t: _ints(con, f'SELECT max(id) FROM {t}') for t in ('recs', 'calls', 'msgs')}
+    known = {tid: [cid, done] for tid, cid, done in
+             con.execute('SELECT tool_id, id, result_line IS NOT NULL FROM calls WHERE file=?', (fid,))}
+    lines, nrecs = wanted_lines(buf)
+    (nlines, cwd, version, branch, ctitle, atitle, first_ts, last_ts), (recs, fts, calls, results, msgs) = \
+        _line_rows(lines, fid, start, head, ids, known, envs)
+    _insert(con, 'INSERT INTO recs VALUES (?,?,?,?,?,?,?,?,?,?)', recs)
+    _insert(con, 'INSERT INTO recs_fts(rowid, text) VALUES (?,?)', fts)
+    _insert(con, 'INSERT INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)', calls.values())
+    _insert(con, 'UPDATE calls SET failed=?, result=?, result_line=?, result_off=?, result_len=? WHERE id=?', results)
+    _insert(con, 'INSERT INTO msgs VALUES (?,?,?,?,?,?,?,?,?)', msgs)
+    pos, nlines, count = start + len(buf), nlines + nrecs, lambda sql: _ints(con, sql, (fid,))
+    con.execute('UPDATE files SET offset=?, nlines=?, cwd=?, version=?, branch=?, custom_title=?, ai_title=?, '
+                'first_ts=?, last_ts=?, records=?, prompts=?, calls=?, errors=? WHERE id=?',
+                (pos, nlines, cwd, version, branch, ctitle, atitle, first_ts, last_ts,
+                 count('SELECT count(*) FROM recs WHERE file=?'), count('SELECT sum(prompt) FROM recs WHERE file=?'),
+                 count('SELECT count(*) FROM calls WHERE file=?'), count('SELECT sum(failed) FROM calls WHERE file=?'),
+                 fid))
+    return pos
+
+# %% ../nbs/14_archive_index.ipynb #ae884730
+_CC_TIME = re.compile(r'[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z')
+
+def _minute(ts):
+    "The minute of timestamp `ts` as Claude Code writes one (UTC, to the millisecond), else `ts` itself"
+    return ts[:16] if ts and _CC_TIME.fullmatch(ts) else ts
+
+# %% ../nbs/14_archive_index.ipynb #53290fc0
+@patch
+def _count_usage(self:ArchiveIndex, fid,
+                 envs=None, # the `msg_env` of each of the file's assistant records, in order (default: read them back)
+                 price=False, # price the messages not priced yet
+                ):
+    "Recount the API messages of file `fid` from its assistant records, as `usage_msgs` counts them (in a transaction)"
+    con = self.con
+    sid = con.execute('SELECT sid FROM files WHERE id=?', (fid,)).fetchone()[0]
+    q = lambda sql: con.execute(sql, (fid,))
+    old = {(k, u): (c, p, f)
+           for k, u, c, p, f in q('SELECT key, usage, cost, priced, from_rec FROM usage WHERE file=?')}
+    if envs is None: envs = [Rec(orjson.loads(e)) for e, in q('SELECT env FROM msgs WHERE file=? ORDER BY line')]
+    rows = []
+    for n, (r, model, u) in enumerate(usage_msgs((None, r) for r in envs)):
+        key, ub, ts = _key(r), orjson.dumps(u), r.get('timestamp')
+        ts = ts if isinstance(ts, str) else None
+        cost, priced, from_rec = old.get((key, ub), (None, 0, 0))
+        if price and not priced:
+            (cost, src), priced = rec_cost(r, model, u), 1
+            from_rec = src == RECORDED
+        rows.append((fid, n, key, ts, _minute(ts), msg_sess(r, sid), model,
+                     *usage_tokens(u).values(), cost, priced, ub, recorded_cost(r), from_rec))
+    con.execute('DELETE FROM usage WHERE file=?', (fid,))
+    _insert(con, 'INSERT INTO usage(file, n, key, ts, minute, sess, model, input, output, cache_write, cache_read, '
+                 'cost, priced, usage, recorded, from_rec) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)', rows)
+    con.execute('UPDATE files SET messages=? WHERE id=?', (len(rows), fid))
+
+# %% ../nbs/14_archive_index.ipynb #1d419a58
+@patch
+def price(self:ArchiveIndex,
+          fids=None, # only the messages of these files (default: all)
+         ) -> int:
+    "Price the API messages not priced yet, with `msg_cost` (writes only the index); how many it priced"
+    con, fids = self.con, None if fids is None else set(fids)
+    todo = [(i, m, u, rc) for i, f, m, u, rc in con.execute('SELECT id, file, model, usage, recorded FROM usage '
+                                                           'WHERE NOT priced')
+            if fids is None or f in fids]
+    if todo:
+        costs = [(c, src == RECORDED, i) for i, m, u, rc in todo
+                 for c, src in [cost_of(m, orjson.loads(u), rc)]]  # the one cost rule: list price, else recorded
+        with self.faults(), transaction(con):
+            con.executemany('UPDATE usage SET cost=?, from_rec=?, priced=1 WHERE id=?', costs)
+    return len(todo)
+
+# %% ../nbs/14_archive_index.ipynb #6d34cdd4
 def _line_end(f, pos, size):
     "The offset just after the first newline at or after `pos` (`size` when there is none)"
     f.seek(pos)
@@ -338,6 +501,7 @@ def _line_end(f, pos, size):
         pos += len(buf)
     return size
 
+# %% ../nbs/14_archive_index.ipynb #87705a2d
 CHUNK = 32 << 20  # bytes of a transcript read, indexed and committed at a time
 
 def _label(path):
@@ -348,6 +512,7 @@ def _label(path):
     label = info.label if info else ''
     return None if ws or _LONE.search(label) else label  # None: `find_sess` reads it from the file, as a scan does
 
+# %% ../nbs/14_archive_index.ipynb #87ded2f6
 def _sums(b): return list(array('I', b or b''))
 
 @patch
@@ -381,147 +546,18 @@ def _index_file(self:ArchiveIndex, fid, path, chunk=None, price=False) -> int:
         con.execute('UPDATE files SET size=?, mtime_ns=? WHERE id=?', (st.st_size, st.st_mtime_ns, fid))
     return pos - offset
 
-# %% ../nbs/14_archive_index.ipynb #c69bb485
-def _ints(con, sql, args=()): return con.execute(sql, args).fetchone()[0] or 0
-
-_LONE = re.compile('[\ud800-\udfff]')
-
-def _whole(o):
-    "`o` with each lone surrogate (a string cut mid-emoji) written as U+FFFD, as SQLite and orjson take only UTF-8"
-    if isinstance(o, str): return _LONE.sub('\ufffd', o)
-    if isinstance(o, dict): return {_whole(k): _whole(v) for k, v in o.items()}
-    if isinstance(o, list): return [_whole(v) for v in o]
-    return o
-
-def _key(r):
-    "`msg_key(r)` as a string: one message, one string"
-    k = msg_key(r)
-    return '\t'.join(map(str, k)) if isinstance(k, tuple) else k if isinstance(k, str) else '\0' + repr(k)
-
-
-def _insert(con, sql, rows):
-    "`executemany`, replacing lone surrogates (which SQLite cannot store) in the rare row that holds one"
-    try: con.executemany(sql, rows)
-    except UnicodeEncodeError:
-        fix = lambda v: v.encode('utf-8', 'replace').decode() if isinstance(v, str) else v
-        con.executemany(sql, [[fix(v) for v in row] for row in rows])
-
+# %% ../nbs/14_archive_index.ipynb #41e374d3
 @patch
-def _index_lines(self:ArchiveIndex, buf, fid, start, envs=None) -> int:
-    "Index complete lines `buf` of file `fid`, read from offset `start`, messages' `msg_env` added to `envs`; the end"
+def _wipe(self:ArchiveIndex, fid, drop=False):
+    "Remove the rows of file `fid` (and the file itself with `drop`), to read it again from the start"
     con = self.con
-    nlines, cwd, version, branch, ctitle, atitle, first_ts, last_ts = con.execute(
-        'SELECT nlines, cwd, version, branch, custom_title, ai_title, first_ts, last_ts FROM files WHERE id=?',
-        (fid,)).fetchone()
-    ids = {t: _ints(con, f'SELECT max(id) FROM {t}') for t in ('recs', 'calls', 'msgs')}
-    known = {tid: [cid, done] for tid, cid, done in
-             con.execute('SELECT tool_id, id, result_line IS NOT NULL FROM calls WHERE file=?', (fid,))}
-    recs, fts, calls, results, msgs = [], [], {}, [], []
-    lines, nrecs = wanted_lines(buf)
-    with no_gc():
-        for lno, off, line in lines:
-            lno, off = nlines + lno, start + off
-            if (r := parse_rec(line)) is None: continue
-            if b'\\ud' in line or b'\\uD' in line: r = Rec(_whole(r))  # text cut mid-emoji
-            t, n, ts = r.get('type'), len(line), opt_str(r.get('timestamp'))
-            if ts: first_ts, last_ts = min(first_ts or ts, ts), max(last_ts or ts, ts)
-            cwd, version = cwd or opt_str(r.get('cwd')), opt_str(r.get('version')) or version
-            branch = opt_str(r.get('gitBranch')) or branch
-            if t == 'custom-title': ctitle = opt_str(r.get('customTitle')) or ctitle
-            elif t == 'ai-title': atitle = opt_str(r.get('aiTitle')) or atitle
-            if t not in ('user', 'assistant', 'system'): continue
-            ids['recs'] += 1
-            text = search_text(r)
-            recs.append((ids['recs'], fid, lno, off, n, opt_str(r.get('uuid')), rec_role(r), ts,
-                         int(not r.get('isSidechain') and bool(prompt_text(r))), text))
-            if text: fts.append((ids['recs'], text))
-            if t == 'assistant':
-                for b in tool_uses(r):
-                    if not isinstance(tid := b.get('id'), str) or tid in known: continue  # as `join_calls` reads it
-                    ids['calls'] += 1
-                    inp = b.get('input') if isinstance(b.get('input'), dict) else {}
-                    cmd = inp.get('command') if isinstance(inp, dict) else None
-                    calls[tid] = [ids['calls'], fid, tid, opt_str(b.get('name')), orjson.dumps(inp).decode(),
-                                  call_path(AttrDict(input=inp)), cmd if isinstance(cmd, str) else None,
-                                  lno, off, n, ts, 0, None, None, None, None]
-                    known[tid] = [ids['calls'], False]
-                ids['msgs'] += 1
-                env, model = msg_env(r), opt_str(msg_of(r).get('model'))
-                msgs.append((ids['msgs'], fid, lno, off, n, _key(r), ts, model, orjson.dumps(env)))
-                if envs is not None: envs.append(Rec(env))
-            elif t == 'user':
-                res = tool_results(r)
-                for b in res:
-                    if not isinstance(b.get('tool_use_id'), str) or (k := known.get(b['tool_use_id'])) is None or k[1]:
-                        continue
-                    k[1] = True
-                    data = r.get('toolUseResult') if len(res) == 1 else None
-                    done = (int(is_failure(b, data)), result_txt(b.get('content'))[:1000], lno, off, n)
-                    if b.get('tool_use_id') in calls: calls[b.get('tool_use_id')][11:] = done
-                    else: results.append((*done, k[0]))
-    _insert(con, 'INSERT INTO recs VALUES (?,?,?,?,?,?,?,?,?,?)', recs)
-    _insert(con, 'INSERT INTO recs_fts(rowid, text) VALUES (?,?)', fts)
-    _insert(con, 'INSERT INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)', calls.values())
-    _insert(con, 'UPDATE calls SET failed=?, result=?, result_line=?, result_off=?, result_len=? WHERE id=?', results)
-    _insert(con, 'INSERT INTO msgs VALUES (?,?,?,?,?,?,?,?,?)', msgs)
-    pos, nlines, count = start + len(buf), nlines + nrecs, lambda sql: _ints(con, sql, (fid,))
-    con.execute('UPDATE files SET offset=?, nlines=?, cwd=?, version=?, branch=?, custom_title=?, ai_title=?, '
-                'first_ts=?, last_ts=?, records=?, prompts=?, calls=?, errors=? WHERE id=?',
-                (pos, nlines, cwd, version, branch, ctitle, atitle, first_ts, last_ts,
-                 count('SELECT count(*) FROM recs WHERE file=?'), count('SELECT sum(prompt) FROM recs WHERE file=?'),
-                 count('SELECT count(*) FROM calls WHERE file=?'), count('SELECT sum(failed) FROM calls WHERE file=?'),
-                 fid))
-    return pos
-
-# %% ../nbs/14_archive_index.ipynb #8c4d35c4
-_CC_TIME = re.compile(r'[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z')
-
-def _minute(ts):
-    "The minute of timestamp `ts` as Claude Code writes one (UTC, to the millisecond), else `ts` itself"
-    return ts[:16] if ts and _CC_TIME.fullmatch(ts) else ts
-
-@patch
-def _count_usage(self:ArchiveIndex, fid,
-                 envs=None, # the `msg_env` of each of the file's assistant records, in order (default: read them back)
-                 price=False, # price the messages not priced yet
-                ):
-    "Recount the API messages of file `fid` from its assistant records, as `usage_msgs` counts them (in a transaction)"
-    con = self.con
-    sid = con.execute('SELECT sid FROM files WHERE id=?', (fid,)).fetchone()[0]
-    q = lambda sql: con.execute(sql, (fid,))
-    old = {(k, u): (c, p, f)
-           for k, u, c, p, f in q('SELECT key, usage, cost, priced, from_rec FROM usage WHERE file=?')}
-    if envs is None: envs = [Rec(orjson.loads(e)) for e, in q('SELECT env FROM msgs WHERE file=? ORDER BY line')]
-    rows = []
-    for n, (r, model, u) in enumerate(usage_msgs((None, r) for r in envs)):
-        key, ub, ts = _key(r), orjson.dumps(u), r.get('timestamp')
-        ts = ts if isinstance(ts, str) else None
-        cost, priced, from_rec = old.get((key, ub), (None, 0, 0))
-        if price and not priced:
-            (cost, src), priced = rec_cost(r, model, u), 1
-            from_rec = src == RECORDED
-        rows.append((fid, n, key, ts, _minute(ts), msg_sess(r, sid), model,
-                     *usage_tokens(u).values(), cost, priced, ub, recorded_cost(r), from_rec))
-    con.execute('DELETE FROM usage WHERE file=?', (fid,))
-    _insert(con, 'INSERT INTO usage(file, n, key, ts, minute, sess, model, input, output, cache_write, cache_read, '
-                 'cost, priced, usage, recorded, from_rec) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)', rows)
-    con.execute('UPDATE files SET messages=? WHERE id=?', (len(rows), fid))
-
-@patch
-def price(self:ArchiveIndex,
-          fids=None, # only the messages of these files (default: all)
-         ) -> int:
-    "Price the API messages not priced yet, with `msg_cost` (writes only the index); how many it priced"
-    con, fids = self.con, None if fids is None else set(fids)
-    todo = [(i, m, u, rc) for i, f, m, u, rc in con.execute('SELECT id, file, model, usage, recorded FROM usage '
-                                                           'WHERE NOT priced')
-            if fids is None or f in fids]
-    if todo:
-        costs = [(c, src == RECORDED, i) for i, m, u, rc in todo
-                 for c, src in [cost_of(m, orjson.loads(u), rc)]]  # the one cost rule: list price, else recorded
-        with self.faults(), transaction(con):
-            con.executemany('UPDATE usage SET cost=?, from_rec=?, priced=1 WHERE id=?', costs)
-    return len(todo)
+    con.execute("INSERT INTO recs_fts(recs_fts, rowid, text) SELECT 'delete', id, text FROM recs "
+                "WHERE file=? AND text != ''", (fid,))
+    for t in ('recs', 'calls', 'msgs', 'usage'): con.execute(f'DELETE FROM {t} WHERE file=?', (fid,))
+    if drop: con.execute('DELETE FROM files WHERE id=?', (fid,))
+    else: con.execute('UPDATE files SET size=NULL, mtime_ns=NULL, ino=NULL, sums=NULL, '
+                      'offset=0, nlines=0, cwd=NULL, version=NULL, branch=NULL, custom_title=NULL, '
+                      'ai_title=NULL, first_ts=NULL, last_ts=NULL, label=NULL WHERE id=?', (fid,))
 
 # %% ../nbs/14_archive_index.ipynb #8bbed4ac
 def _flat_agent(p):  # with `os.path`, not `Path`: it is asked of every file at each update
@@ -547,7 +583,7 @@ def _grown(self:ArchiveIndex, walk, last) -> dict | None:
                          if (i, mtime[r[0]], active[r[2]]) != r[5:8]])
     return {r[0]: r[1] for r in order if r[0] in changed}
 
-# %% ../nbs/14_archive_index.ipynb #9b773512
+# %% ../nbs/14_archive_index.ipynb #14fcf2a8
 CHECKPOINT = 1 << 16  # pages (of 4 KB) written between two checkpoints while an update reads transcripts
 
 @patch
@@ -585,6 +621,7 @@ def _update(self:ArchiveIndex, progress=None, price=False):
     res.seconds = round(time.perf_counter() - t0, 3)
     return res
 
+# %% ../nbs/14_archive_index.ipynb #0e1b50ec
 @patch
 def refresh(self:ArchiveIndex,
             progress=None, # called as `progress(done, total)` while the files are visited
@@ -594,7 +631,7 @@ def refresh(self:ArchiveIndex,
         if self.stale(): self.update(progress)
     return self
 
-# %% ../nbs/14_archive_index.ipynb #913c9cee
+# %% ../nbs/14_archive_index.ipynb #9d005d8b
 @patch
 def sql(self:ArchiveIndex,
         query:str, # an SQL query over the tables of *What it holds*
@@ -605,6 +642,7 @@ def sql(self:ArchiveIndex,
     cols = [d[0] for d in cur.description]
     return Rows([AttrDict(zip(cols, r)) for r in cur], cols=cols)
 
+# %% ../nbs/14_archive_index.ipynb #96200d8e
 @patch
 def sessions(self:ArchiveIndex) -> Rows:
     "One row per session: project, times, title and counts (its subagents' included), newest activity first"
@@ -613,7 +651,7 @@ def sessions(self:ArchiveIndex) -> Rows:
     rows.title = 'Sessions (from the index)'
     return rows
 
-# %% ../nbs/14_archive_index.ipynb #0811bdc0
+# %% ../nbs/14_archive_index.ipynb #df0b42e0
 @patch
 def stats(self:ArchiveIndex) -> AttrDict:
     "The index's file, its size in bytes, and how many sessions, transcripts, records, tool calls and messages it holds"
@@ -623,6 +661,7 @@ def stats(self:ArchiveIndex) -> AttrDict:
                     transcripts=n('SELECT count(*) FROM files'), records=n('SELECT count(*) FROM recs'),
                     calls=n('SELECT count(*) FROM calls'), messages=n('SELECT count(DISTINCT key) FROM usage'))
 
+# %% ../nbs/14_archive_index.ipynb #7d1a82ae
 @patch
 def drop(self:ArchiveIndex):
     "Delete the index (waiting for an update in progress to finish)"
@@ -662,7 +701,7 @@ def files(self:ArchiveIndex,
             out.append((s, aid, Path(path), fid))
     return out
 
-# %% ../nbs/14_archive_index.ipynb #d14704c4
+# %% ../nbs/14_archive_index.ipynb #f5887853
 def _folds_alike(c):
     "Do all the characters `re.IGNORECASE` matches `c` with fold to the same character in SQLite's index?"
     v = case_variants(c)
@@ -676,6 +715,7 @@ def _grams(text, icase):
         else: run += c
     return list(dict.fromkeys(r[i:i+3] for r in runs + [run] for i in range(len(r) - 2)))
 
+# %% ../nbs/14_archive_index.ipynb #717bf465
 # Characters from the most common in English text and code to the least; any other (digits, most punctuation, letters
 # with accents, every script but Latin) counts as rarer than all of them
 COMMON_CHARS = ' etaoinsrhldcumfpgwybvk\n.,-_/:\'"()=x'
@@ -691,6 +731,7 @@ def _rarest(gs, k=MAX_GRAMS):
     keep = set(sorted(gs, key=_rarity, reverse=True)[:k])
     return [g for g in gs if g in keep]
 
+# %% ../nbs/14_archive_index.ipynb #b71d6224
 def fts_query(pat, # a regex: a string or a compiled `re.Pattern`
              ) -> str | None:
     "An FTS5 query matching at least every record whose fields regex `pat` matches; None when there is none"
@@ -701,7 +742,7 @@ def fts_query(pat, # a regex: a string or a compiled `re.Pattern`
         alts.append(' AND '.join('"' + g.replace('"', '""') + '"' for g in _rarest(gs)))
     return ' OR '.join(f'({a})' for a in alts)
 
-# %% ../nbs/14_archive_index.ipynb #8bf24c70
+# %% ../nbs/14_archive_index.ipynb #44dfd589
 def read_recs(path, # a transcript
               locs, # `(index, offset, length)` of records in it, in file order
              ):
@@ -711,6 +752,7 @@ def read_recs(path, # a transcript
             f.seek(off)
             if (r := parse_rec(f.read(n))) is not None: yield i, r
 
+# %% ../nbs/14_archive_index.ipynb #c1a7fd6b
 @patch
 def _answer(self:ArchiveIndex, ask):
     "`ask()`, or None with one warning when the index cannot be used: the question is then answered by a scan"
@@ -720,6 +762,7 @@ def _answer(self:ArchiveIndex, ask):
         warnings.warn(f'{e}: scanning the transcripts instead')
         return None
 
+# %% ../nbs/14_archive_index.ipynb #37326e40
 @patch
 def label(self:ArchiveIndex,
           path, # a session's transcript
@@ -730,6 +773,7 @@ def label(self:ArchiveIndex,
     except IndexUnusable: return None
     return row[0] if row else None
 
+# %% ../nbs/14_archive_index.ipynb #45250e15
 @patch
 def _by_file(self:ArchiveIndex, sql, args=()) -> dict:
     res = {}

@@ -50,7 +50,7 @@ def rec_features(r, # a record
             out += [('block', f'{t}:{_name(b.get("type"))}') for b in c if isinstance(b, dict)]
     return out
 
-# %% ../nbs/11a_drift.ipynb #d71f000a
+# %% ../nbs/11a_drift.ipynb #d575048c
 FEATURES = {}  # `(kind, name)` → how llmsurgery treats it: 'read: where', or 'ignored: why' (kept as written)
 
 def feature(name:str, # as `drift` lists it: `type`, `type.field`, `system:subtype`, `attachment:kind`, `type:block`
@@ -60,6 +60,7 @@ def feature(name:str, # as `drift` lists it: `type`, `type.field`, `system:subty
     t, colon, _ = name.partition(':')
     return ('type', name) if not colon else ('subtype' if t in ('system', 'attachment') else 'block', name)
 
+# %% ../nbs/11a_drift.ipynb #b165fe31
 def know(how:str, # 'read: the modules that read it' or 'ignored: why no answer needs it'
          names:str, # features, as `feature` spells them, separated by spaces; `t.*` is every field of type `t`
          types:str='', # with `types`: `names` are fields of each of these record types
@@ -69,6 +70,7 @@ def know(how:str, # 'read: the modules that read it' or 'ignored: why no answer 
     for n in names.split():
         for t in types.split() or ['']: FEATURES[feature(f'{t}.{n}' if t else n)] = how
 
+# %% ../nbs/11a_drift.ipynb #6a271084
 CHAIN = 'user assistant attachment system progress'
 know('read: the chain (`rec`, `thread`)', CHAIN)
 know('read: the chain (`rec`, `thread`)', 'uuid parentUuid isSidechain agentId timestamp sessionId', CHAIN)
@@ -77,12 +79,16 @@ know('read: the chain (`rec`, `thread`)', 'system.logicalParentUuid user.sourceT
 know('read: listings and `stats` (`sess`, `forensics`)', 'cwd gitBranch version', CHAIN)
 know('ignored: where and how the CLI ran (its entry point, user type, session slug): no answer depends on it',
      'entrypoint userType slug', CHAIN)
+
+# %% ../nbs/11a_drift.ipynb #153d4935
 know('read: the messages the thread rebuilds (`rec`, `thread`, `show`)',
      'message message.content message.role', 'user assistant')
 know('read: the messages the thread rebuilds (`rec`, `thread`, `show`)',
      'user:text user:tool_result user:image user:document assistant:text assistant:tool_use assistant:thinking '
      'assistant:redacted_thinking user.isMeta user.toolUseResult user.origin user.promptSource system.isMeta '
      'system.content system.subtype attachment.attachment')
+
+# %% ../nbs/11a_drift.ipynb #78ba9fdb
 know('read: usage and cost (`forensics`)', 'assistant.message.id assistant.message.model assistant.message.usage '
      'assistant.requestId assistant.requestRef assistant.requestSessionId assistant.costUSD cost-state '
      'cost-state.totalCostUSD cost-state.modelUsage cost-state.sessionId')
@@ -93,6 +99,8 @@ know('ignored: blocks of server tools (web search and fetch, code execution, MCP
      'assistant:code_execution_tool_result assistant:bash_code_execution_tool_result '
      'assistant:text_editor_code_execution_tool_result assistant:mcp_tool_use assistant:mcp_tool_result '
      'assistant:container_upload user:search_result')
+
+# %% ../nbs/11a_drift.ipynb #82bf9e38
 know('ignored: how the CLI ran a turn (effort, thinking display, timings, who made it): no answer depends on it',
      'apiBlockIndex attributionAgent effort perTurnEffort madeBy promptCacheRequested requestedModel thinkingDisplay '
      'thinkingDurationMs toolInputStreamMs isApiErrorMessage error apiError', 'assistant')
@@ -115,6 +123,8 @@ know('ignored: how a reply was made or failed (API errors, attribution, quota), 
      'attributionMcpTool attributionPlugin attributionSkill closesQuietTurn cloudMemoryToolUseIds endedRemoteTurn '
      'errorDetails isMeta isUnmetered isVirtual modWroteCall quotaLimits remoteSourced sessionFailureNotice '
      'truncatedAfterOutput message.diagnostics', 'assistant')
+
+# %% ../nbs/11a_drift.ipynb #e65bbd20
 know('ignored: how the CLI rendered an attachment for the model, and where (the thread leaves attachments out)',
      'rendered renderedBesideToolResult renderedRole', 'attachment')
 know('ignored: a progress row\'s payload, for the CLI\'s display', 'progress.data progress.parentToolUseID')
@@ -130,11 +140,15 @@ know('ignored: where a `/branch` copy came from; `requestSessionId` is what coun
      'forkedFrom sessionKind', CHAIN)
 know('ignored: tool results Claude Code replaced to save context, for its own resume; the results are in the records',
      'content-replacement content-replacement.*')
+
+# %% ../nbs/11a_drift.ipynb #c0a8ec71
 know('ignored: a system row\'s kind; the thread passes system rows by their place, not their content',
      ' '.join(f'system:{k}' for k in ('turn_duration api_error local_command informational stop_hook_summary '
                                       'microcompact_boundary file_snapshot memory_saved away_summary model_fallback '
                                       'model_consent_fallback model_refusal_fallback model_refusal_no_fallback '
                                       'permission_retry placed rewind_stand_in').split()))
+
+# %% ../nbs/11a_drift.ipynb #6f37a02d
 # attachment kinds: Claude Code 2.1.332's own list of them, and older CLIs' (hooks, files, queued commands)
 ATTACHMENT_KINDS = (
     'account_memory_recall advisor_stripped advisor_tool agent_ask_notice agent_listing_delta '
@@ -164,6 +178,8 @@ ATTACHMENT_KINDS = (
     'workflow_keyword_request workflow_size_guideline_change').split()
 know('ignored: an attachment\'s kind; the thread passes attachments by their place, resume sends what the CLI renders',
      ' '.join(f'attachment:{k}' for k in ATTACHMENT_KINDS))
+
+# %% ../nbs/11a_drift.ipynb #c96c9b1f
 know('read: titles and the last prompt (`sess`, `forensics`, `thread`)', 'custom-title custom-title.customTitle '
      'ai-title ai-title.aiTitle last-prompt last-prompt.leafUuid last-prompt.lastPrompt last-prompt.explicit '
      'summary summary.summary summary.leafUuid')
@@ -183,6 +199,14 @@ know('ignored: the journal of API requests, which resume does not use (see FORMA
      'api-request api-request.* api-request-shape api-request-shape.* api-request-blob api-request-blob.* '
      'api-request-blob:*')
 
+# %% ../nbs/11a_drift.ipynb #d71f0a21
+know('read: agent teams: a teammate\'s own transcript, one of its lead\'s agents (`sess`, `forensics`)',
+     'teamName agentName', CHAIN)
+know('read: agent teams: a teammate\'s own transcript, one of its lead\'s agents (`sess`, `forensics`)',
+     'attachment:team_context')
+know("read: each tool call's `screened` (`forensics`)", 'user.toolResultScreened')
+
+# %% ../nbs/11a_drift.ipynb #09ae3542
 def is_known(f:tuple, # a `(kind, name)` feature
             ) -> bool:
     "Is feature `f` in the registry, by name, as a field every record has (`type`), or by a `t.*` / `t:*` pattern?"
@@ -193,15 +217,7 @@ def is_known(f:tuple, # a `(kind, name)` feature
         return k == 'type' and ('type', t) in FEATURES or ('field', f'{t}.*') in FEATURES
     return kind == 'block' and ('block', name.partition(':')[0] + ':*') in FEATURES
 
-# %% ../nbs/11a_drift.ipynb #d71f0a21
-# issue 21's layouts: agent teams (*Sessions*, *Agent teams*) and 2.1.333's screening flag on tool results
-know('read: agent teams: a teammate\'s own transcript, one of its lead\'s agents (`sess`, `forensics`)',
-     'teamName agentName', CHAIN)
-know('read: agent teams: a teammate\'s own transcript, one of its lead\'s agents (`sess`, `forensics`)',
-     'attachment:team_context')
-know("read: each tool call's `screened` (`forensics`)", 'user.toolResultScreened')
-
-# %% ../nbs/11a_drift.ipynb #d71f000d
+# %% ../nbs/11a_drift.ipynb #c7935864
 class Drift(Rows):
     "Features of an archive llmsurgery does not know: one row per version and feature, with a count and an example"
     files = 0
@@ -210,6 +226,7 @@ class Drift(Rows):
     __str__ = __repr__
     def _repr_markdown_(self): return super()._repr_markdown_() if self else repr(self)
 
+# %% ../nbs/11a_drift.ipynb #64185418
 def _files(path):
     "The transcripts under `path`: a config folder (its whole archive), a project folder, or one `.jsonl` file"
     if path is None: return [p for _, _, p in transcripts()]
@@ -219,6 +236,7 @@ def _files(path):
         with config_dir(path): return [p for _, _, p in transcripts()]
     return sorted(p for p in path.rglob('*.jsonl') if readable_stat(p))  # a FIFO or a folder is skipped, with a warning
 
+# %% ../nbs/11a_drift.ipynb #0862ba9c
 def _shape(r):
     "All `rec_features` reads of record `r`: records of one shape have the same features"
     m, a = r.get('message'), r.get('attachment')
@@ -233,6 +251,7 @@ def _unknown(r):
     fs = rec_features(r)
     return fs[:1] if not is_known(fs[0]) else [k for k in fs if not is_known(k)]
 
+# %% ../nbs/11a_drift.ipynb #2d29fd46
 def drift(path=None, # a Claude config folder, a project folder or a transcript (default: the current config folder)
          ) -> Drift:
     "Record types, subtypes, block types and fields in `path` that llmsurgery does not know, by Claude Code version"
@@ -259,4 +278,3 @@ def drift(path=None, # a Claude config folder, a project folder or a transcript 
     res = Drift(rows, cols=['version', 'kind', 'name', 'count', 'example'])
     res.files = len(files)
     return res
-

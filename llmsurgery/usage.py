@@ -47,7 +47,7 @@ def usage_tokens(usage:dict, # a message's `usage`
     "The token counts of `usage` by `USAGE_TOKENS` key: what every total reads (a value that is not a count is 0)"
     return {f: _count_of(usage, k) for f, k in USAGE_TOKENS.items()}
 
-# %% ../nbs/10a_usage.ipynb #e9b50a90
+# %% ../nbs/10a_usage.ipynb #17bafbf8
 # Anthropic's list prices in $ per million tokens (https://docs.anthropic.com/en/docs/about-claude/pricing, the same
 # figures as the price catalog inside Claude Code 2.1.332): input, output, 5-minute and 1-hour cache writes, cache read
 ANTHROPIC_PRICES = {
@@ -65,6 +65,7 @@ LONG_CONTEXT = {  # `(limit, prices)`: what a prompt of more than `limit` tokens
 _PRICE_KEYS = ('input_cost_per_token', 'output_cost_per_token', 'cache_creation_input_token_cost',
                'cache_creation_input_token_cost_above_1hr', 'cache_read_input_token_cost')  # ANTHROPIC_PRICES' order
 
+# %% ../nbs/10a_usage.ipynb #0be61277
 def claude_id(model:str, # a model name as a transcript holds it: an id, an alias, a Bedrock or Vertex name
              ) -> str | None:
     "The dated id in `ANTHROPIC_PRICES` that `model` names (`claude-opus-4-1` → `claude-opus-4-1-20250805`), or None"
@@ -76,6 +77,7 @@ def claude_id(model:str, # a model name as a transcript holds it: an id, an alia
     stem = re.sub(r'-0$', '', m)  # `claude-opus-4-0` is `claude-opus-4`
     return max((k for k in ANTHROPIC_PRICES if k[:-9] == stem), default=None)  # the newest of that name
 
+# %% ../nbs/10a_usage.ipynb #0c14d6c4
 def list_prices(cid:str, # a dated id of `ANTHROPIC_PRICES`
                ) -> dict:
     "Anthropic's list prices of `cid` per token, in fastllm's keys, its long-context tier included"
@@ -86,6 +88,7 @@ def list_prices(cid:str, # a dated id of `ANTHROPIC_PRICES`
         out |= {f'{k}_above_{limit // 1000}k_tokens': p for k, p in zip(_PRICE_KEYS, per_token(ps))}
     return out
 
+# %% ../nbs/10a_usage.ipynb #2131d0e4
 @functools.cache
 def price_table() -> dict:
     "The LiteLLM price map fastllm ships (`fastllm/model_prices.json`), read once; empty when it has none"
@@ -101,6 +104,7 @@ def _fastllm_prices(name):
         info = dict(get_model_info(name))
     return {k: v for k, v in info.items() if 'cost' in k} if info.get('input_cost_per_token') is not None else {}
 
+# %% ../nbs/10a_usage.ipynb #eb64fcdd
 @functools.cache
 def model_prices(model, # a model name, e.g. `claude-sonnet-4-6`
                 ) -> dict:
@@ -113,7 +117,7 @@ def model_prices(model, # a model name, e.g. `claude-sonnet-4-6`
                   if (p := _fastllm_prices(n))) or {}
     return {**list_prices(cid), **table}
 
-# %% ../nbs/10a_usage.ipynb #0afb87b7
+# %% ../nbs/10a_usage.ipynb #d30203a8
 PRICED = ('input_cost_per_token', 'cache_read_input_token_cost', 'cache_creation_input_token_cost',
           'cache_creation_input_token_cost_above_1hr', 'output_cost_per_token')  # in the order fastllm's `cost` adds
 
@@ -127,6 +131,7 @@ def model_rates(model, # a model name, e.g. `claude-sonnet-4-6`
     limit = int(re.search(r'_above_(\d+)k_tokens$', tier)[1]) * 1000 if tier else math.inf
     return limit, *(tuple(m.get(f'{k}{t}') or m.get(k, 0) for k in PRICED) for t in ('', tier))  # fastllm's `tier_rate`
 
+# %% ../nbs/10a_usage.ipynb #7fa40fb7
 def msg_cost(model, # the model that answered
              usage, # the message's `usage` dict
             ) -> float | None:
@@ -139,13 +144,14 @@ def msg_cost(model, # the model that answered
     toks = (inp, read, max(write - h1, 0), h1, out)
     return round(sum(n * r for n, r in zip(toks, above if sum(toks[:4]) > limit else base)), 9)
 
-# %% ../nbs/10a_usage.ipynb #d556c1ce
+# %% ../nbs/10a_usage.ipynb #0bf4f60a
 def msg_sess(r, # an assistant record
              sid:str # the session whose file holds it
             ) -> str:
     "The session an API message belongs to: the one `requestSessionId` names (a fork's copies), else `sid`"
     return r['requestSessionId'] if is_sid(r.get('requestSessionId')) else sid
 
+# %% ../nbs/10a_usage.ipynb #9a5b0dca
 def usage_msgs(pairs, # `(index, record)` pairs
                seen=None, # a set of message keys already counted (updated)
               ):
@@ -160,7 +166,7 @@ def usage_msgs(pairs, # `(index, record)` pairs
         elif k not in seen: seen.add(k); out[k] = (r, model, m['usage'])
     yield from out.values()
 
-# %% ../nbs/10a_usage.ipynb #73c67754
+# %% ../nbs/10a_usage.ipynb #66901ddc
 LIST, RECORDED, UNKNOWN = 'list price', 'recorded by Claude Code', 'unknown'  # where a cost comes from
 
 def recorded_cost(r, # an assistant record
@@ -169,6 +175,7 @@ def recorded_cost(r, # an assistant record
     c = r.get('costUSD')
     return round(c, 9) if type(c) in (int, float) and math.isfinite(c) and c >= 0 else None
 
+# %% ../nbs/10a_usage.ipynb #46f06916
 def cost_of(model, # the model that answered
             usage, # the message's `usage` dict
             recorded=None, # the cost Claude Code recorded for it (`recorded_cost`), if it did
@@ -184,7 +191,7 @@ def rec_cost(r, # the message's first assistant record
     "`(cost, source)` of the API message of record `r`, by the one rule of `cost_of`"
     return cost_of(model, usage, recorded_cost(r))
 
-# %% ../nbs/10a_usage.ipynb #381621f6
+# %% ../nbs/10a_usage.ipynb #82a81a61
 class Usage(Rows):
     "Token usage and cost by model (rows), with `total` and the `unknown` models nobody prices"
     def __init__(self, items=(), cols=None, title=None, **kw):
@@ -202,6 +209,7 @@ class Usage(Rows):
     def foot(self) -> str:
         return f"cost unknown for {', '.join(self.unknown)} (no price, and no cost recorded)" if self.unknown else ''
 
+# %% ../nbs/10a_usage.ipynb #ca0acfaf
 def usage_rows(parts, # `(key, model, messages, usage, cost[, source])`: messages' tokens (`usage`) and cost, or sums
                title:str=None, # the table's title
               ) -> Usage:
@@ -221,6 +229,7 @@ def usage_rows(parts, # `(key, model, messages, usage, cost[, source])`: message
         o.unknown, o.cost_source = sorted(o.unknown), ' + '.join(sorted(o.cost_source))
     return Usage(sorted(rows.values(), key=lambda o: str(o.model)), title=title)
 
+# %% ../nbs/10a_usage.ipynb #55be1b4e
 def usage_of(msgs, # `(record, model, usage)` triples, as `usage_msgs` gives them
              key=lambda r, model: model, # what to sum by: `key(record, model)`
              title=None, # the table's title
@@ -228,7 +237,7 @@ def usage_of(msgs, # `(record, model, usage)` triples, as `usage_msgs` gives the
     "Sum `(record, model, usage)` messages by `key(record, model)` (default: the model) into a `Usage`"
     return usage_rows(((key(r, model), model, 1, u, *rec_cost(r, model, u)) for r, model, u in msgs), title)
 
-# %% ../nbs/10a_usage.ipynb #7948a42e
+# %% ../nbs/10a_usage.ipynb #caa67d0f
 def recorded_costs(recs, # the records of a session
                   ) -> dict:
     "The cost by model that the last `cost-state` record of `recs` holds (Claude Code's own count), {} without one"
@@ -238,6 +247,7 @@ def recorded_costs(recs, # the records of a session
     costs = {m: v.get('costUSD') for m, v in mu.items() if isinstance(v, dict)}
     return {m: round(c, 9) for m, c in costs.items() if type(c) in (int, float) and math.isfinite(c) and c >= 0}
 
+# %% ../nbs/10a_usage.ipynb #811302fd
 _SLIM = ('type', 'uuid', 'timestamp', 'sessionId', 'requestSessionId', 'requestId', 'requestRef', 'isSidechain',
          'costUSD')  # what older CLIs recorded as the message's cost
 
@@ -247,6 +257,7 @@ def usage_rec(r, # an assistant record
     m = msg_of(r)
     return Rec({k: r[k] for k in _SLIM if k in r}, message={k: m[k] for k in ('id', 'model', 'usage') if k in m})
 
+# %% ../nbs/10a_usage.ipynb #cad20c4e
 WARMUP = ' (Warmup)'
 
 def sess_usage(s=None, # a session, as `open_sess` takes it
@@ -271,7 +282,7 @@ def sess_usage(s=None, # a session, as `open_sess` takes it
         res = Usage(res, title=res.title)
     return res
 
-# %% ../nbs/10a_usage.ipynb #7c455043
+# %% ../nbs/10a_usage.ipynb #d9f494a2
 _USAGE_NEEDLE = Needle.raw(b'"usage"', rb'"usage"\s*:\s*\{')
 
 def _usage_parts(project, since, until, progress):
@@ -284,6 +295,7 @@ def _usage_parts(project, since, until, progress):
                 yield (r.get('timestamp'), t.project, msg_sess(r, t.sid), model, aid in t.warmups), model, 1, u, \
                       *rec_cost(r, model, u)
 
+# %% ../nbs/10a_usage.ipynb #ed28668e
 def usage_key(by:str='day', # 'day', 'project', 'session' or 'model'
               utc:bool=False, # days in UTC rather than the local time zone
              ):
@@ -292,6 +304,7 @@ def usage_key(by:str='day', # 'day', 'project', 'session' or 'model'
                 session=lambda ts, proj, sess, m, warm: sess,
                 model=lambda ts, proj, sess, m, warm: m + WARMUP if warm else m)[by]
 
+# %% ../nbs/10a_usage.ipynb #03d2c33c
 def find_usage(by:str='day', # 'day', 'project', 'session' or 'model'
                project=None, # only projects whose folder name holds this, or the project of this directory
                since=None, # only messages from this time on (see `ts_bound`)
