@@ -32,7 +32,7 @@ from .thread import *
 from .sent import *
 from .claude import LoopbackAPI, ClaudeError, run_claude, claude_bin, cli_version, claude_version, is_subagent
 
-# %% ../nbs/08_resume.ipynb #27fae838
+# %% ../nbs/08_resume.ipynb #c5c7a87a
 PROBE = 'llmsurgery resume check: reply OK.'
 
 def _trimmed_as_sent(held, got):
@@ -72,7 +72,7 @@ class Resumed:
         return conv + ([{**last, 'content': rest}] if sent_msgs([{**last, 'content': rest}]) else [])
 
 
-# %% ../nbs/08_resume.ipynb #b10769df
+# %% ../nbs/08_resume.ipynb #1ebced49
 @patch(as_prop=True)
 def expected(self:Resumed) -> list:
     "The messages `sess_thread` and `api_msgs` predict for this version of Claude Code"
@@ -96,7 +96,7 @@ def as_written(self:Resumed) -> bool:
     return got == _trimmed_as_sent(sent_msgs(self.written, exact=True), got)
 
 
-# %% ../nbs/08_resume.ipynb #7a94d7fd
+# %% ../nbs/08_resume.ipynb #2475a057
 @patch
 def to_data(self:Resumed) -> dict:
     "The verdict and the conversation, as JSON-ready data"
@@ -201,7 +201,7 @@ def _malformed(r) -> bool:
     if isinstance(c, str): return r['type'] == 'assistant' and not c.strip()
     return not isinstance(c, list) or not any(isinstance(b, dict) and isinstance(b.get('type'), str) for b in c)
 
-# %% ../nbs/08_resume.ipynb #26af9b8a
+# %% ../nbs/08_resume.ipynb #aa9163e9
 class _Placed(dict):
     "A big content block held by its place: its small fields, its digest (`key`), and where to read it (`src[i]`)"
     __slots__ = ('src', 'i', 'j', 'key')
@@ -238,7 +238,7 @@ def _full_blocks(bs):
     return [full(b) for b in bs]
 
 
-# %% ../nbs/08_resume.ipynb #5a600766
+# %% ../nbs/08_resume.ipynb #fd6246fc
 _KEEP = ('type', 'uuid', 'isSidechain', 'isSynthetic', 'isMeta', 'isCompactSummary', 'origin',
          'subtype', 'isDisplayOnly')
 
@@ -262,7 +262,7 @@ def _msg_view(th):
     return Thread(rs, rules=th.rules, model=th.model, end=th.end, error=th.error)
 
 
-# %% ../nbs/08_resume.ipynb #b20da659
+# %% ../nbs/08_resume.ipynb #1180f578
 def _conv_uuids(recs, thread) -> tuple:
     "Of `recs`: `(uuid, malformed?)` of each main-conversation record, and the uuids before `thread`'s compaction"
     first = thread[0] if thread else None
@@ -276,7 +276,7 @@ def _conv_uuids(recs, thread) -> tuple:
     return main, (before if start is not None else set())
 
 
-# %% ../nbs/08_resume.ipynb #7345cdce
+# %% ../nbs/08_resume.ipynb #e875cf6a
 def _not_found(recs, thread, main) -> L | None:
     "The one change when Claude Code reads no conversation at all from `recs` (unreadable, or nothing found), else None"
     v = thread.rules.version
@@ -306,7 +306,7 @@ def _unsent(recs, thread, main, before) -> L:
     return out
 
 
-# %% ../nbs/08_resume.ipynb #3416c8da
+# %% ../nbs/08_resume.ipynb #e88e736c
 def _dropped_blocks(thread, sent) -> L:
     "Blocks of `thread.written` that are not among the blocks of `sent` (compared by digest), by kind"
     out = L()
@@ -327,7 +327,7 @@ def _dropped_blocks(thread, sent) -> L:
     return out
 
 
-# %% ../nbs/08_resume.ipynb #95685f9a
+# %% ../nbs/08_resume.ipynb #b4b1518c
 def _added(thread, sent) -> L:
     "What Claude Code adds or changes in `thread` as it resumes: synthetic turns, placeholders, joins, wrappings"
     out = L()
@@ -349,7 +349,7 @@ def _added(thread, sent) -> L:
     return out
 
 
-# %% ../nbs/08_resume.ipynb #5eb783b1
+# %% ../nbs/08_resume.ipynb #36011b69
 def resume_changes(recs, # a session's records, in file order
                    thread:Thread, # what `sess_thread` predicts from them
                   ) -> L:
