@@ -96,6 +96,7 @@ _TMP_RE = re.compile(r'\..+\.[a-z0-9_]{8}\.tmp')
 STALE_TMP = 60  # seconds: an unlocked temporary file of ours older than this was left by a writer that died
 
 def clean_tmp(d, # a folder a writer writes to
+              age:float=STALE_TMP, # seconds a file must be unchanged for (0: any our writers do not hold)
              ) -> list:
     "Remove the temporary files `atomic_write` left in folder `d` when its process died; returns what was removed"
     gone = []
@@ -107,7 +108,7 @@ def clean_tmp(d, # a folder a writer writes to
             fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
             try:
                 st = os.fstat(fd)
-                if not stat.S_ISREG(st.st_mode) or time.time() - st.st_mtime < STALE_TMP: continue
+                if not stat.S_ISREG(st.st_mode) or time.time() - st.st_mtime < age: continue
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held while its writer lives
                 os.unlink(p)
                 gone.append(p)
