@@ -73,3 +73,84 @@ def test_a_killed_backup_rerun_is_a_clean_one(tmp_path, at):
     killed_then_rerun(cfg, killed, min(at, 2))
     assert tree(killed) == tree(clean) and stamps(cfg) == src
     assert len(list((clean/OWN_DIR/'earlier').rglob('*@*'))) == 2  # the todo list and the session cut short
+
+# ------------------------------------------------------------------------------------- the real CLI's cleanup
+
+from llmsurgery.claude import run_claude
+from llmsurgery.fakeapi import FakeAPI, text_block, tool_use_block
+
+FORTY = 40 * 86400
+
+def aged(*ps, secs=FORTY):
+    for p in ps: os.utime(p, (time.time() - secs,) * 2)
+
+def old_layout(cfg):
+    """A config folder as a cleanup finds it: old and fresh sessions, subagents, tool results, folders without a
+    transcript, a desktop session, file history, todos, debug logs, plans, shell snapshots and session env"""
+    for name in ('tools', 'qa', 'subagent'): shutil.copytree(fixture(name)/'projects', cfg/'projects', dirs_exist_ok=True)
+    P = cfg/'projects'
+    tools, qa, sub = (next(P.glob(f'*{n}/*.jsonl')) for n in ('tools', 'qa', 'subagent'))
+    aged(tools, sub)  # sub's subagents are fresh: they go with it all the same
+    (tr := qa.parent/qa.stem/'tool-results').mkdir(parents=True)
+    (tr/'old.txt').write_text('old'); (tr/'new.txt').write_text('new'); aged(tr/'old.txt')
+    (qa.parent/qa.stem/'subagents').mkdir(); (qa.parent/qa.stem/'subagents'/'agent-a1.jsonl').write_text('{}\n')
+    aged(qa.parent/qa.stem/'subagents'/'agent-a1.jsonl')  # the transcript stays: so do its subagents
+    for i, fresh in enumerate((False, True)):  # folders without a transcript: each file by its own mtime
+        (o := P/qa.parent.name/str(uuid.UUID(int=i + 7, version=4))/'subagents').mkdir(parents=True)
+        (o/'agent-old.jsonl').write_text('{}\n'); aged(o/'agent-old.jsonl')
+        if fresh: (o/'agent-new.jsonl').write_text('{}\n')
+    desk = tools.with_name(str(uuid.uuid4()) + '.jsonl')
+    desk.write_bytes(tools.read_bytes().replace(b'"entrypoint":"sdk-cli"', b'"entrypoint":"claude-desktop"'))
+    aged(desk)
+    (P/tools.parent.name/'agent-flat0.jsonl').write_text('{}\n'); aged(P/tools.parent.name/'agent-flat0.jsonl')
+    for sid, old in ((tools.stem, True), (qa.stem, False)):
+        (fh := cfg/'file-history'/sid).mkdir(parents=True); (fh/'x@v1').write_text('x')
+        if old: aged(fh)  # by the folder's own mtime
+    (cfg/'todos').mkdir()
+    for n, old in (('old-agent-old.json', True), ('new-agent-new.json', False)):
+        (cfg/'todos'/n).write_text('[]')
+        if old: aged(cfg/'todos'/n)
+    for d, n in (('debug', 'x.txt'), ('plans', 'p.md'), ('plans', 'p.txt'), ('shell-snapshots', 's.sh'),
+                 ('shell-snapshots', 's.txt')):
+        (cfg/d).mkdir(exist_ok=True); (cfg/d/n).write_text('t'); aged(cfg/d/n)
+    (cfg/'session-env'/str(uuid.uuid4())).mkdir(parents=True); aged(*(cfg/'session-env').iterdir())
+    return tools
+
+def run_past_timer(cfg, cwd):
+    "Run the real CLI on a prompt whose tool call takes 7 s, so its cleanup timer (5 s) fires"
+    with FakeAPI(timeout=120) as api:
+        api.turns += [[tool_use_block('Bash', {'command': 'sleep 7', 'description': 'wait'})], [text_block('done')]]
+        return run_claude('Wait a little', cwd, cfg, api, tools='Bash', timeout=90)['session_id']
+
+def paths(root): return {p for p in Path(root).rglob('*')}
+
+@pytest.mark.cli
+def test_expiring_is_what_the_real_cli_deletes(tmp_path):
+    cfg, cwd = tmp_path/'cfg', tmp_path/'work'
+    cwd.mkdir()
+    old_layout(cfg)
+    want = expiring(cfg)
+    before = paths(cfg)
+    run_past_timer(cfg, cwd)
+    gone = before - paths(cfg)
+    listed = {Path(r['path']) for r in want}
+    assert listed <= gone and listed
+    covered = lambda p: any(p == l or p.is_relative_to(l) for l in listed)
+    left = {p for p in gone if not covered(p)}
+    assert all(p.is_relative_to(cfg/'projects') and not any(q.is_relative_to(p) and q != p for q in before - gone)
+               for p in left), sorted(left)  # besides: only folders the cleanup left empty
+    kinds = sorted({r['kind'] for r in want})
+    assert kinds == ['debug log', 'file history', 'orphan file', 'plan', 'session', 'session env', 'session folder', 'shell snapshot',
+                     'todo list', 'tool result'], kinds
+    assert (cfg/'.last-cleanup').exists() and expiring(cfg, within=1) == []  # the next one is a day away
+
+@pytest.mark.cli
+@pytest.mark.parametrize('setting', ['{"cleanupPeriodDays": "30"}', '{"cleanupPeriodDays": 1.5}'])
+def test_a_setting_that_turns_cleanup_off(tmp_path, setting):
+    cfg, cwd = tmp_path/'cfg', tmp_path/'work'
+    cwd.mkdir()
+    tools = old_layout(cfg)
+    (cfg/'settings.json').write_text(setting)
+    assert expiring(cfg) == [] and cleanup_days(cfg) is None
+    run_past_timer(cfg, cwd)
+    assert tools.exists()
