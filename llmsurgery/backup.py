@@ -22,7 +22,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/backup.html.md"""
 # %% auto #0
 __all__ = ['BACKED_UP', 'OWN_DIR', 'KEEP_DAYS', 'DEFAULT_DAYS', 'DESKTOP', 'earlier_path', 'source_files', 'Manifest',
            'backup_file', 'check_dest', 'BackupReport', 'backup', 'cleanup_days', 'next_cleanup', 'Expiring',
-           'expiring']
+           'expiring', 'restore_from', 'holds_same']
 
 # %% ../nbs/17a_backup.ipynb #d2f5abce
 import os, re, stat, hashlib, time, shlex, sys, shutil
@@ -345,3 +345,34 @@ def expiring(cfg=None, # a config folder (default: `claude_dir()`)
     off = '' if days is not None else ': none, settings.json turns the cleanup off'
     return Expiring(sorted(rows, key=lambda r: (r['at'], r['path'])), cols=['goes', 'kind', 'sid', 'path'],
                     title=f"What Claude Code's cleanup deletes from {cfg}{off}")
+
+# %% ../nbs/17a_backup.ipynb #79a0ec1f
+def restore_from(s, # the session in the backup: its id, a unique start of it, or its title
+                 dest, # the backup folder
+                 cfg=None, # the config folder to restore into (default: `claude_dir()`)
+                ) -> L:
+    "Copy session `s` (transcript, folder, file history, todos) from backup `dest` into `cfg`; the paths written"
+    from llmsurgery.sess import Sess, sess_file
+    cfg, dest = Path(cfg or claude_dir()), Path(dest).expanduser()
+    if not (dest/OWN_DIR).is_dir(): raise NotFound(f'{dest} is not a backup of llmsurgery (no {OWN_DIR}/ there)')
+    with config_dir(dest):
+        p = sess_file(s)
+        srcs = [f for f in Sess(p).files.paths() if f.is_file() and not f.is_symlink()]
+    rels = [f.relative_to(dest) for f in srcs]
+    if there := [q for q in (cfg/CC_DIRS['projects']).glob(f'*/{p.name}') if q.parent.name != p.parent.name]:
+        raise ManageError(f'Not restored: session {p.stem} is at {there[0]} now')
+    todo = []
+    for f, r in zip(srcs, rels):
+        t = check_inside(cfg/r, cfg)
+        if os.path.lexists(t):
+            if holds_same(t, f): continue
+            raise ManageError(f'Not restored: {t} is there already, with other bytes (move it away first)')
+        todo.append((f, t))
+    for f, t in sorted(todo, key=lambda ft: ft[0] == p):  # the transcript last
+        with open_transcript(f) as src, atomic_open(t) as out: shutil.copyfileobj(src, out, _BLOCK)
+    return L(t for _, t in todo)
+
+def holds_same(a, b) -> bool:
+    "Do regular files `a` and `b` hold the same bytes? (read a block at a time)"
+    if not (os.path.isfile(a) and os.path.isfile(b)) or os.path.getsize(a) != os.path.getsize(b): return False
+    return file_digest(a) == file_digest(b)
