@@ -3,7 +3,7 @@
 A backup killed at any point and run again ends byte-identical to a clean one; the sources' bytes and mtimes never
 change; the real CLI (offline, against the fake API on loopback) deletes 40-day-old sessions past its 5 s timer, and
 the backup still holds them."""
-import os, shutil, signal, subprocess, sys, time, uuid
+import json, os, shutil, signal, subprocess, sys, time, uuid
 from pathlib import Path
 import pytest
 from llmsurgery.core import *
@@ -154,3 +154,37 @@ def test_a_setting_that_turns_cleanup_off(tmp_path, setting):
     assert expiring(cfg) == [] and cleanup_days(cfg) is None
     run_past_timer(cfg, cwd)
     assert tools.exists()
+
+def said(req) -> str:
+    "The text of a request's messages, for finding a prompt in it"
+    return json.dumps(req.get('messages', []))
+
+@pytest.mark.cli
+def test_the_backup_keeps_what_the_cli_deletes_and_restore_brings_it_back(tmp_path):
+    "A real session, backed up, made 40 days old and deleted by the real CLI's cleanup, restored and resumed"
+    cfg, cwd, other, dest = tmp_path/'cfg', tmp_path/'work'/'proj', tmp_path/'work'/'other', tmp_path/'bk'
+    cwd.mkdir(parents=True); other.mkdir()
+    with FakeAPI(timeout=120) as api:
+        api.turns += [[tool_use_block('Write', {'file_path': f'{cwd}/n.txt', 'content': 'zebra'})],
+                      [text_block('Noted the zebra.')]]
+        sid = run_claude('Remember the zebra in n.txt', cwd, cfg, api, tools='Write', timeout=90)['session_id']
+    t = next(cfg.glob(f'projects/*/{sid}.jsonl'))
+    backup(dest, cfg)
+    kept = (dest/t.relative_to(cfg)).read_bytes()
+    aged(t)
+    assert [r['sid'] for r in expiring(cfg) if r['kind'] == 'session'] == [sid]
+    run_past_timer(cfg, other)
+    assert not t.exists()  # the cleanup deleted it; the backup holds it, and a CLI pointed at the backup keeps it
+    assert (dest/t.relative_to(cfg)).read_bytes() == kept
+    shutil.copytree(dest, tmp_path/'bk2', symlinks=True)
+    aged(tmp_path/'bk2'/t.relative_to(cfg))
+    run_past_timer(tmp_path/'bk2', other)  # Claude Code pointed at a backup: its settings.json keeps everything
+    assert (tmp_path/'bk2'/t.relative_to(cfg)).read_bytes() == kept
+    done = restore_from(sid[:8], dest, cfg)
+    assert t in done and t.read_bytes() == kept and time.time() - t.stat().st_mtime < 60
+    assert [r for r in expiring(cfg, within=20) if r['sid'] == sid] == []
+    with FakeAPI(timeout=120) as api:
+        api.turns += [[text_block('Still the zebra.')]]
+        assert run_claude('What did I ask?', cwd, cfg, api, tools='Write', resume=sid, timeout=90)['session_id'] == sid
+        main = [q for q in api.reqs if 'What did I ask?' in said(q)]
+    assert main and 'Remember the zebra in n.txt' in said(main[-1]) and 'Noted the zebra.' in said(main[-1])
