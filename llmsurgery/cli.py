@@ -673,11 +673,25 @@ def cmd_move(a, # the parsed command line (`cli_parser`)
     return 1 if any(i.state in ('live', 'conflict') for i in res) else 0
 
 # %% ../nbs/19_cli.ipynb #b1ad6229
-@cli_command('backup', opt('dest', metavar='DEST', help='the backup folder: new, empty, or an earlier backup'))
+@cli_command('backup', opt('dest', metavar='DEST', help='the backup folder: new, empty, or an earlier backup'),
+             opt('--install-hook', action='store_true', help='and from now on at the end of every Claude Code session '
+                 '(a SessionEnd hook in settings.json)'),
+             opt('--uninstall-hook', action='store_true', help='remove that hook, and back up nothing'),
+             opt('--from-hook', action='store_true', help=argparse.SUPPRESS))
 def cmd_backup(a, # the parsed command line (`cli_parser`)
               ):
     "Back up every session (subagents, file history, todos) into DEST, copying only what changed since last time"
-    from llmsurgery.backup import backup
-    rep = backup(a.dest)
-    print(json.dumps(rep) if a.json else rep)
+    from llmsurgery import backup as B
+    if a.install_hook and a.uninstall_hook: raise InputError('--install-hook or --uninstall-hook, not both')
+    if a.uninstall_hook:
+        gone = B.uninstall_hook()
+        print(json.dumps({'removed': gone}) if a.json else 'hook removed' if gone else 'no hook of ours to remove')
+        return 0 if gone else 1
+    if a.from_hook:  # Claude Code runs it as a session ends: never an error that would show there
+        if not sys.stdin.isatty(): sys.stdin.read()  # the hook's input, unused: every session is backed up
+        B.backup_from_hook(a.dest)
+        return 0
+    said = B.install_hook(a.dest) if a.install_hook else None
+    rep = B.backup(a.dest)
+    print(json.dumps(dict(rep, hook=said)) if a.json else '\n'.join(filter(None, [said and f'hook {said}', repr(rep)])))
     return 0
