@@ -188,3 +188,22 @@ def test_the_backup_keeps_what_the_cli_deletes_and_restore_brings_it_back(tmp_pa
         assert run_claude('What did I ask?', cwd, cfg, api, tools='Write', resume=sid, timeout=90)['session_id'] == sid
         main = [q for q in api.reqs if 'What did I ask?' in said(q)]
     assert main and 'Remember the zebra in n.txt' in said(main[-1]) and 'Noted the zebra.' in said(main[-1])
+
+@pytest.mark.cli
+def test_the_hook_backs_up_each_session_as_it_ends(tmp_path, monkeypatch):
+    "Installed in settings.json, the hook runs when the real CLI's session ends, and the backup holds that session"
+    monkeypatch.setenv('XDG_STATE_HOME', str(tmp_path/'state'))
+    cfg, cwd, dest = tmp_path/'cfg', tmp_path/'work', tmp_path/'my backups'
+    cwd.mkdir(); cfg.mkdir()
+    mine = '{\n\t"model": "claude-sonnet-4-6",\n\t"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}\n}'
+    (cfg/'settings.json').write_text(mine)
+    assert install_hook(dest, cfg).startswith('installed') and install_hook(dest, cfg).startswith('already')
+    with FakeAPI(timeout=120) as api:
+        api.turns += [[text_block('Hello from the fake model.')]]
+        sid = run_claude('Say hello', cwd, cfg, api, tools='Bash', timeout=90)['session_id']
+        deadline = time.monotonic() + 30  # the hook may still be finishing as the CLI exits
+        t = next(cfg.glob(f'projects/*/{sid}.jsonl'))
+        while time.monotonic() < deadline and not (dest/t.relative_to(cfg)).exists(): time.sleep(0.2)
+    assert (dest/t.relative_to(cfg)).read_bytes() == t.read_bytes()
+    assert 'backup in' in (dest/OWN_DIR/'hook.log').read_text()
+    assert uninstall_hook(cfg) and (cfg/'settings.json').read_text() == mine
