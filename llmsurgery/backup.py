@@ -88,7 +88,8 @@ class Manifest:
     def note(self, rel, size, digest, mtime_ns):
         "Record that the backup holds `rel`: `size` bytes of digest `digest`; synced at once"
         self.files[rel] = [size, digest, mtime_ns]
-        if self._j is None: self._j = os.open(self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        if self._j is None:
+            self._j = os.open(self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         os.write(self._j, orjson.dumps([rel, size, digest, mtime_ns]) + b'\n')
         os.fsync(self._j)
 
@@ -302,7 +303,8 @@ def _project_items(pdir, days, ddays, at):
             sid, d = n[:-6], ddays if due(st.st_mtime) and _entrypoints(p) & set(DESKTOP) else days
             if due(st.st_mtime, d):
                 yield 'session', p, sid, st.st_mtime, d
-                if (pdir/sid).is_dir() and not (pdir/sid).is_symlink(): yield 'session folder', pdir/sid, sid, st.st_mtime, d
+                if (pdir/sid).is_dir() and not (pdir/sid).is_symlink():
+                    yield 'session folder', pdir/sid, sid, st.st_mtime, d
             elif (pdir/sid/'tool-results').is_dir():
                 for f, fst in _files_under(pdir/sid/'tool-results'):
                     if due(fst.st_mtime): yield 'tool result', f, sid, fst.st_mtime, days
@@ -375,7 +377,9 @@ def restore_from(s, # the session in the backup: its id, a unique start of it, o
         with open_transcript(f) as src, atomic_open(t) as out: shutil.copyfileobj(src, out, _BLOCK)
     return L(t for _, t in todo)
 
-def holds_same(a, b) -> bool:
+def holds_same(a, # a file
+               b, # another
+              ) -> bool:
     "Do regular files `a` and `b` hold the same bytes? (read a block at a time)"
     if not (os.path.isfile(a) and os.path.isfile(b)) or os.path.getsize(a) != os.path.getsize(b): return False
     return file_digest(a) == file_digest(b)
@@ -480,8 +484,9 @@ def _made_path(p) -> Path:
 
 def _without_ours(text, top, hooks, ends, g, made=None) -> str:
     "`text` without our group, and without the `SessionEnd` array or `hooks` object `install_hook` `made` for it"
-    if len(ends.items) == 1 and made == 'hooks' and len(hooks.items) == 1: return json_cut(text, top, _member(top, 'hooks'))
-    if len(ends.items) == 1 and made in ('hooks', 'SessionEnd'): return json_cut(text, hooks, _member(hooks, 'SessionEnd'))
+    alone = len(ends.items) == 1
+    if alone and made == 'hooks' and len(hooks.items) == 1: return json_cut(text, top, _member(top, 'hooks'))
+    if alone and made in ('hooks', 'SessionEnd'): return json_cut(text, hooks, _member(hooks, 'SessionEnd'))
     return json_cut(text, ends, g)
 
 # %% ../nbs/17a_backup.ipynb #e7a1b985

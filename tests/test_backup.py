@@ -13,7 +13,8 @@ from llmsurgery.fixtures import fixture
 def make_cfg(root, mb=0):
     "A config folder with the recorded fixtures, a todo list, a file-history folder and `mb` MB more of sessions"
     cfg = Path(root)
-    for name in ('tools', 'qa', 'subagent'): shutil.copytree(fixture(name)/'projects', cfg/'projects', dirs_exist_ok=True)
+    for name in ('tools', 'qa', 'subagent'):
+        shutil.copytree(fixture(name)/'projects', cfg/'projects', dirs_exist_ok=True)
     (cfg/'todos').mkdir(parents=True, exist_ok=True)
     (cfg/'todos'/'s-agent-s.json').write_text('[]')
     fh = cfg/'file-history'/str(uuid.uuid4())
@@ -87,7 +88,8 @@ def aged(*ps, secs=FORTY):
 def old_layout(cfg):
     """A config folder as a cleanup finds it: old and fresh sessions, subagents, tool results, folders without a
     transcript, a desktop session, file history, todos, debug logs, plans, shell snapshots and session env"""
-    for name in ('tools', 'qa', 'subagent'): shutil.copytree(fixture(name)/'projects', cfg/'projects', dirs_exist_ok=True)
+    for name in ('tools', 'qa', 'subagent'):
+        shutil.copytree(fixture(name)/'projects', cfg/'projects', dirs_exist_ok=True)
     P = cfg/'projects'
     tools, qa, sub = (next(P.glob(f'*{n}/*.jsonl')) for n in ('tools', 'qa', 'subagent'))
     aged(tools, sub)  # sub's subagents are fresh: they go with it all the same
@@ -140,8 +142,8 @@ def test_expiring_is_what_the_real_cli_deletes(tmp_path):
     assert all(p.is_relative_to(cfg/'projects') and not any(q.is_relative_to(p) and q != p for q in before - gone)
                for p in left), sorted(left)  # besides: only folders the cleanup left empty
     kinds = sorted({r['kind'] for r in want})
-    assert kinds == ['debug log', 'file history', 'orphan file', 'plan', 'session', 'session env', 'session folder', 'shell snapshot',
-                     'todo list', 'tool result'], kinds
+    assert kinds == ['debug log', 'file history', 'orphan file', 'plan', 'session', 'session env', 'session folder',
+                     'shell snapshot', 'todo list', 'tool result'], kinds
     assert (cfg/'.last-cleanup').exists() and expiring(cfg, within=1) == []  # the next one is a day away
 
 @pytest.mark.cli
@@ -195,7 +197,8 @@ def test_the_hook_backs_up_each_session_as_it_ends(tmp_path, monkeypatch):
     monkeypatch.setenv('XDG_STATE_HOME', str(tmp_path/'state'))
     cfg, cwd, dest = tmp_path/'cfg', tmp_path/'work', tmp_path/'my backups'
     cwd.mkdir(); cfg.mkdir()
-    mine = '{\n\t"model": "claude-sonnet-4-6",\n\t"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}\n}'
+    mine = ('{\n\t"model": "claude-sonnet-4-6",\n'
+            '\t"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}\n}')
     (cfg/'settings.json').write_text(mine)
     assert install_hook(dest, cfg).startswith('installed') and install_hook(dest, cfg).startswith('already')
     with FakeAPI(timeout=120) as api:
