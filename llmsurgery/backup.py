@@ -86,12 +86,11 @@ class Manifest:
                     self.files[rel] = entry
 
     def note(self, rel, size, digest, mtime_ns):
-        "Record that the backup holds `rel`: `size` bytes of digest `digest`; synced at once"
+        "Record that the backup holds `rel`: `size` bytes of digest `digest` (the file itself synced already)"
         self.files[rel] = [size, digest, mtime_ns]
         if self._j is None:
             self._j = os.open(self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-        os.write(self._j, orjson.dumps([rel, size, digest, mtime_ns]) + b'\n')
-        os.fsync(self._j)
+        os.write(self._j, orjson.dumps([rel, size, digest, mtime_ns]) + b'\n')  # a line lost in a crash: done again
 
     def save(self):
         "Write the manifest whole (sorted: the same files, the same bytes), then drop the journal"
@@ -110,7 +109,7 @@ def _open_src(path):
     if stat.S_ISREG(os.fstat(fd).st_mode): return fd
     os.close(fd)
 
-def _new_hash(): return hashlib.blake2b(digest_size=20)  # as `file_digest` names a file's content
+def _new_hash(): return hashlib.sha256()  # SHA-256: twice as fast as BLAKE2b where the CPU does it (SHA-NI)
 
 def _hash_upto(fd, n, h) -> bool:
     "Feed the first `n` bytes of `fd` to `h`; False when the file holds fewer"
@@ -215,6 +214,7 @@ def backup(dest, # where the backup goes: a new or empty folder, or an earlier b
           ) -> BackupReport:
     "Mirror `cfg`'s sessions, file history and todos into `dest`, copying only what changed; writes only in `dest`"
     cfg = Path(cfg or claude_dir())
+    if not cfg.is_dir(): raise NotFound(f'{cfg}: no such config folder, nothing to back up')
     dest = check_dest(dest, cfg)
     (dest/OWN_DIR).mkdir(parents=True, exist_ok=True)
     rep = BackupReport(dest=str(dest), new=0, grown=0, touched=0, rewritten=0, same=0, gone=0, written=0)

@@ -210,3 +210,42 @@ def test_the_hook_backs_up_each_session_as_it_ends(tmp_path, monkeypatch):
     assert (dest/t.relative_to(cfg)).read_bytes() == t.read_bytes()
     assert 'backup in' in (dest/OWN_DIR/'hook.log').read_text()
     assert uninstall_hook(cfg) and (cfg/'settings.json').read_text() == mine
+
+# ------------------------------------------------------------------------------------------ attacks on backup
+
+def test_two_backups_at_once_end_as_one(tmp_path):
+    "Two sessions ending together run two backups into one folder: the lock makes them one after the other"
+    cfg = make_cfg(tmp_path/'cfg', mb=10)
+    ps = [subprocess.Popen([sys.executable, '-c', RUN, str(tmp_path/'bk'), str(cfg)]) for _ in range(2)]
+    assert [p.wait() for p in ps] == [0, 0]
+    backup(tmp_path/'clean', cfg)
+    assert tree(tmp_path/'bk') == tree(tmp_path/'clean')
+
+def test_a_session_written_while_it_is_backed_up(tmp_path):
+    "A transcript appended to during the backup: the next backup brings the rest, as appended bytes"
+    import threading
+    cfg = make_cfg(tmp_path/'cfg', mb=5)
+    p = sorted(cfg.glob('projects/*/*.jsonl'))[-1]
+    stop = threading.Event()
+    def writer():
+        with open(p, 'ab') as f:
+            while not stop.is_set(): f.write(b'{"type":"user","message":{"role":"user","content":"more"}}\n'); f.flush()
+    th = threading.Thread(target=writer); th.start()
+    try:
+        for _ in range(3): backup(tmp_path/'bk', cfg)
+    finally: stop.set(); th.join()
+    rep = backup(tmp_path/'bk', cfg)
+    assert (tmp_path/'bk'/p.relative_to(cfg)).read_bytes() == p.read_bytes() and rep['rewritten'] == 0
+    assert not (tmp_path/'bk'/OWN_DIR/'earlier').exists()
+
+def test_refusals(tmp_path):
+    cfg = make_cfg(tmp_path/'cfg')
+    with pytest.raises(InputError, match='inside'): backup(cfg/'bk', cfg)
+    (tmp_path/'theirs').mkdir(); (tmp_path/'theirs'/'a.txt').write_text('a')
+    with pytest.raises(ExistsError, match='not a backup'): backup(tmp_path/'theirs', cfg)
+    with pytest.raises(NotFound): backup(tmp_path/'bk', tmp_path/'nowhere')
+    backup(tmp_path/'bk', cfg)
+    (tmp_path/'etc').mkdir()
+    shutil.rmtree(tmp_path/'bk'/'todos'); (tmp_path/'bk'/'todos').symlink_to(tmp_path/'etc')  # planted in the backup
+    with pytest.raises(WriteError): backup(tmp_path/'bk', cfg)
+    assert list((tmp_path/'etc').iterdir()) == []
