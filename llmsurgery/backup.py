@@ -73,29 +73,40 @@ def source_files(cfg=None, # a config folder (default: `claude_dir()`)
 
 # %% ../nbs/17a_backup.ipynb #ad652932
 class Manifest:
-    "What a backup folder holds: `rel -> [size, digest, source mtime_ns]`, and the journal of a run"
+    "What a backup folder holds: `rel -> [size, digest, source mtime_ns]`, the files being written, a run's journal"
     def __init__(self, dest):
         self.dir = Path(dest)/OWN_DIR
-        self.path, self.journal, self.files, self._j = self.dir/'manifest.json', self.dir/'manifest.journal', {}, None
-        if self.path.exists(): self.files = read_json(self.path, limit=1 << 30)['files']
+        self.path, self.journal, self.files, self.pending, self._j = self.dir/'manifest.json', \
+            self.dir/'manifest.journal', {}, set(), None
+        if self.path.exists():
+            d = read_json(self.path, limit=1 << 30)
+            self.files, self.pending = d['files'], set(d.get('pending', []))
         if self.journal.exists():
             with open_transcript(self.journal) as f:
                 for line in f:
                     try: rel, *entry = parse_json(line)
                     except ValueError: break  # the torn last line of a run that was killed
-                    self.files[rel] = entry
+                    if entry: self.files[rel] = entry; self.pending.discard(rel)
+                    else: self.pending.add(rel)
+
+    def _log(self, item):
+        if self._j is None:
+            self._j = os.open(self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        os.write(self._j, orjson.dumps(item) + b'\n')  # not synced: a line a crash loses means that file is done again
+
+    def writing(self, rel):
+        "Record that the backup's `rel` is about to change, so that a killed run's half-done change is known as ours"
+        self.pending.add(rel); self._log([rel])
 
     def note(self, rel, size, digest, mtime_ns):
         "Record that the backup holds `rel`: `size` bytes of digest `digest` (the file itself synced already)"
         self.files[rel] = [size, digest, mtime_ns]
-        if self._j is None:
-            self._j = os.open(self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-        os.write(self._j, orjson.dumps([rel, size, digest, mtime_ns]) + b'\n')  # a line lost in a crash: done again
+        self.pending.discard(rel); self._log([rel, size, digest, mtime_ns])
 
     def save(self):
         "Write the manifest whole (sorted: the same files, the same bytes), then drop the journal"
-        body = orjson.dumps(dict(version=1, files=self.files), option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)
-        atomic_write(self.path, body, replace=True)
+        d = dict(version=1, files=self.files) | (dict(pending=sorted(self.pending)) if self.pending else {})
+        atomic_write(self.path, orjson.dumps(d, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2), replace=True)
         if self._j is not None: os.close(self._j); self._j = None
         if self.journal.exists(): os.unlink(self.journal)
 
@@ -148,7 +159,19 @@ def _append(fd, path, at, h, st) -> int:
     finally: os.close(out)
     return n
 
-# %% ../nbs/17a_backup.ipynb #0eb69654
+# %% ../nbs/17a_backup.ipynb #91b0808d
+def _keep_earlier(path, dest, rel, mtime_ns):
+    "Keep the backup's file `path` as an earlier version of `rel` (a hard link, named by its mtime `mtime_ns`)"
+    old = earlier_path(dest, rel, mtime_ns)
+    old.parent.mkdir(parents=True, exist_ok=True)
+    if not os.path.lexists(old): os.link(path, old)
+
+def _cut_back(path, m):
+    "Cut the backup's file `path` back to the `[size, digest, mtime_ns]` the manifest has for it (a killed append)"
+    os.truncate(path, m[0])
+    os.utime(path, ns=(m[2], m[2]))
+
+# %% ../nbs/17a_backup.ipynb #79246524
 def backup_file(src, # the source file
                 st:os.stat_result, # its `lstat`, as the walk took it
                 dest, # the backup folder
@@ -158,29 +181,29 @@ def backup_file(src, # the source file
     "Bring `dest/rel` up to date with `src`; `(what was done, bytes written)`: same, new, grown, rewritten..."
     m, path = man.files.get(rel), check_inside(Path(dest)/rel, dest)
     try: dst = os.lstat(path)
-    except FileNotFoundError: dst = None
-    ours = m is not None and dst is not None and stat.S_ISREG(dst.st_mode) and dst.st_size >= m[0]
-    if ours and (st.st_size, st.st_mtime_ns) == (m[0], m[2]):
-        if dst.st_size > m[0]: os.truncate(path, m[0])  # a killed run's torn append
+    except FileNotFoundError: dst, m = None, None
+    moved = dst is not None and (m is None or (dst.st_size, dst.st_mtime_ns) != (m[0], m[2]))
+    if moved and rel not in man.pending: _keep_earlier(path, dest, rel, dst.st_mtime_ns); m = None  # someone else's
+    elif moved and m and dst.st_size >= m[0]: _cut_back(path, m)  # what a killed run of ours left
+    elif moved: m = None  # a killed run's whole copy: copied again
+    if m and (st.st_size, st.st_mtime_ns) == (m[0], m[2]):
+        if rel in man.pending: man.note(rel, *m)
         return 'same', 0
     if (fd := _open_src(src)) is None: return 'gone', 0
     try:
-        h, what = _new_hash(), 'new'
-        if ours and st.st_size >= m[0] and _hash_upto(fd, m[0], h) and h.hexdigest() == m[1]:
+        h, what = _new_hash(), 'new' if m is None and dst is None else 'rewritten'
+        man.writing(rel)
+        if m and st.st_size >= m[0] and _hash_upto(fd, m[0], h) and h.hexdigest() == m[1]:
             n = _append(fd, path, m[0], h, st)
             size, digest, what = m[0] + n, h.hexdigest(), 'grown' if n else 'touched'
         else:
-            if ours:  # rewritten or cut short at the source: the version backed up stays, under its own name
-                old = earlier_path(dest, rel, m[2])
-                old.parent.mkdir(parents=True, exist_ok=True)
-                if not os.path.lexists(old): os.link(path, old)
-                what = 'rewritten'
+            if m: _keep_earlier(path, dest, rel, m[2])  # rewritten or cut short at the source: the old one stays
             (size, digest), n = (r := _full_copy(fd, path, st)), r[0]
     finally: os.close(fd)
     man.note(rel, size, digest, st.st_mtime_ns)
     return what, n
 
-# %% ../nbs/17a_backup.ipynb #f6c113f2
+# %% ../nbs/17a_backup.ipynb #1b36383c
 def check_dest(dest, # where the backup goes
                cfg=None, # the config folder backed up (default: `claude_dir()`)
               ) -> Path:
@@ -208,7 +231,7 @@ class BackupReport(dict):
         counts = ', '.join(f'{v:,} {k}' for k, v in self.items() if k not in ('dest', 'written') and v)
         return f"backup in {self['dest']}: {counts or 'nothing to copy'}; {self['written']:,} bytes written"
 
-# %% ../nbs/17a_backup.ipynb #6c4ef132
+# %% ../nbs/17a_backup.ipynb #93fb4cda
 def backup(dest, # where the backup goes: a new or empty folder, or an earlier backup
            cfg=None, # the config folder to back up (default: `claude_dir()`)
           ) -> BackupReport:
@@ -227,12 +250,15 @@ def backup(dest, # where the backup goes: a new or empty folder, or an earlier b
         for rel, st in source_files(cfg):
             what, n = backup_file(cfg/rel, st, dest, rel, man)
             rep[what] += 1; rep['written'] += n
+        for rel in list(man.pending):  # a file a killed run was writing whose source is gone since
+            if (m := man.files.get(rel)) and size_of(dest/rel) >= m[0]: _cut_back(check_inside(dest/rel, dest), m)
+            man.pending.discard(rel)
         man.save()
         running.unlink()
         fsync_dir(dest/OWN_DIR)
     return rep
 
-# %% ../nbs/17a_backup.ipynb #47034221
+# %% ../nbs/17a_backup.ipynb #eb4a4f61
 DEFAULT_DAYS = 30  # Claude Code's `cleanupPeriodDays` when settings.json does not set it
 DESKTOP = ('claude-desktop', 'claude-desktop-3p', 'local-agent')  # entrypoints of the desktop apps' sessions
 
@@ -260,7 +286,7 @@ def cleanup_days(cfg=None, # a config folder (default: `claude_dir()`)
     ceiling = s.get('desktopSessionCleanupPeriodDays', 0)
     return max(days, ceiling) if _whole(ceiling) else None
 
-# %% ../nbs/17a_backup.ipynb #62edb551
+# %% ../nbs/17a_backup.ipynb #824c0055
 def next_cleanup(cfg=None, # a config folder (default: `claude_dir()`)
                  now:float=None, # the time it is, in seconds since the epoch (default: now)
                 ) -> float:
@@ -270,7 +296,7 @@ def next_cleanup(cfg=None, # a config folder (default: `claude_dir()`)
     except OSError: return now
     return max(now, last + 86400)
 
-# %% ../nbs/17a_backup.ipynb #52e063a0
+# %% ../nbs/17a_backup.ipynb #53c3994f
 _ENTRY = re.compile(rb'"entrypoint"\s*:\s*"([^"\\]*)"')
 
 def _entrypoints(path) -> set:
@@ -290,7 +316,7 @@ def _files_under(d):
             except OSError: continue
             if stat.S_ISREG(st.st_mode): yield Path(p), st
 
-# %% ../nbs/17a_backup.ipynb #f5c22c2d
+# %% ../nbs/17a_backup.ipynb #f8338a20
 def _project_items(pdir, days, ddays, at):
     "`(kind, path, sid, mtime, period)` of what the cleanup at time `at` deletes in project folder `pdir`"
     def due(mt, d=days): return d is not None and mt + d * 86400 < at
@@ -326,7 +352,7 @@ def _other_items(cfg, days, at):
                 if (mt := e.stat(follow_symlinks=False).st_mtime) + days * 86400 < at:
                     yield kind, Path(e.path), e.name[:36] if is_sid(e.name[:36]) else None, mt, days
 
-# %% ../nbs/17a_backup.ipynb #4bd55cca
+# %% ../nbs/17a_backup.ipynb #81a694df
 class Expiring(Rows):
     "What Claude Code's next cleanups delete: a row per file or folder, with its session and the day it goes"
 
@@ -351,7 +377,7 @@ def expiring(cfg=None, # a config folder (default: `claude_dir()`)
     return Expiring(sorted(rows, key=lambda r: (r['at'], r['path'])), cols=['goes', 'kind', 'sid', 'path'],
                     title=f"What Claude Code's cleanup deletes from {cfg}{off}")
 
-# %% ../nbs/17a_backup.ipynb #79a0ec1f
+# %% ../nbs/17a_backup.ipynb #cc1076d5
 def restore_from(s, # the session in the backup: its id, a unique start of it, or its title
                  dest, # the backup folder
                  cfg=None, # the config folder to restore into (default: `claude_dir()`)
@@ -384,7 +410,7 @@ def holds_same(a, # a file
     if not (os.path.isfile(a) and os.path.isfile(b)) or os.path.getsize(a) != os.path.getsize(b): return False
     return file_digest(a) == file_digest(b)
 
-# %% ../nbs/17a_backup.ipynb #5353c748
+# %% ../nbs/17a_backup.ipynb #15d3206c
 _WS, _STR = re.compile(r'\s*'), re.compile(r'"(?:[^"\\]|\\.)*"')
 _ATOM = re.compile(r'-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null')
 
@@ -417,7 +443,7 @@ def json_spans(text:str, # a JSON text
     if m := _STR.match(text, i) or _ATOM.match(text, i): return Span(i, m.end(), None)
     raise ValueError(f'no JSON value at character {i}')
 
-# %% ../nbs/17a_backup.ipynb #cf3ecc98
+# %% ../nbs/17a_backup.ipynb #e2c54f6d
 def _bounds(span):
     "`(start, end)` of each item of container `span` (of an object's: from its key to the end of its value)"
     return [(it.start, it.end) if isinstance(it, Span) else (it[1], it[2].end) for it in span.items]
@@ -441,7 +467,7 @@ def json_cut(text:str, # a JSON text
     if i > 0: return text[:b[i - 1][1]] + text[b[i][1]:]
     return text[:b[0][0]] + text[b[1][0] if len(b) > 1 else b[0][1]:]
 
-# %% ../nbs/17a_backup.ipynb #eeccc7b6
+# %% ../nbs/17a_backup.ipynb #2d7d57fa
 HOOK_TIMEOUT = 60  # seconds Claude Code lets our SessionEnd hook run (its most; the default is 1.5)
 HOOK_FLAG = '--from-hook'  # the option our hook's command ends with: how `uninstall_hook` knows it
 
@@ -461,7 +487,7 @@ def _is_ours(group) -> bool:
     return isinstance(hooks, list) and any(isinstance(h, dict) and isinstance(c := h.get('command'), str) and
                                            c.endswith(' ' + HOOK_FLAG) and ' backup ' in c for h in hooks)
 
-# %% ../nbs/17a_backup.ipynb #9b15cf5c
+# %% ../nbs/17a_backup.ipynb #ab8f6faf
 def _member(span, key):
     "The index of the last member `key` of object `span` (the one JSON readers keep), or None"
     return max((i for i, (k, _, _) in enumerate(span.items) if k == key), default=None)
@@ -489,7 +515,7 @@ def _without_ours(text, top, hooks, ends, g, made=None) -> str:
     if alone and made in ('hooks', 'SessionEnd'): return json_cut(text, hooks, _member(hooks, 'SessionEnd'))
     return json_cut(text, ends, g)
 
-# %% ../nbs/17a_backup.ipynb #e7a1b985
+# %% ../nbs/17a_backup.ipynb #ba23c05b
 def _settings_text(p) -> str|None:
     "The text of settings.json `p`, or None when there is none"
     if not os.path.lexists(p): return None
@@ -542,7 +568,7 @@ def uninstall_hook(cfg=None, # the config folder whose settings.json has the hoo
     _write_settings(p, _without_ours(text, top, hooks, ends, g, _made(p)))
     return True
 
-# %% ../nbs/17a_backup.ipynb #a1f00af1
+# %% ../nbs/17a_backup.ipynb #e061accd
 def backup_from_hook(dest, # the backup folder
                      cfg=None, # the config folder (default: `claude_dir()`)
                     ) -> BackupReport|None:

@@ -249,3 +249,16 @@ def test_refusals(tmp_path):
     shutil.rmtree(tmp_path/'bk'/'todos'); (tmp_path/'bk'/'todos').symlink_to(tmp_path/'etc')  # planted in the backup
     with pytest.raises(WriteError): backup(tmp_path/'bk', cfg)
     assert list((tmp_path/'etc').iterdir()) == []
+
+def test_a_session_resumed_in_the_backup_is_kept(tmp_path):
+    "The backup's copy written by someone else (claude --resume with CLAUDE_CONFIG_DIR=DEST): kept in earlier/"
+    cfg = make_cfg(tmp_path/'cfg')
+    backup(tmp_path/'bk', cfg)
+    p = sorted(cfg.glob('projects/*/*.jsonl'))[0]
+    mine = tmp_path/'bk'/p.relative_to(cfg)
+    with open(mine, 'ab') as f: f.write(b'{"type":"user","message":{"role":"user","content":"in the backup"}}\n')
+    written = mine.read_bytes()
+    with open(p, 'ab') as f: f.write(b'{"type":"user","message":{"role":"user","content":"at the source"}}\n')
+    assert backup(tmp_path/'bk', cfg)['rewritten'] == 1 and mine.read_bytes() == p.read_bytes()
+    assert [q.read_bytes() for q in (tmp_path/'bk'/OWN_DIR/'earlier').rglob('*.jsonl@*')] == [written]
+    assert backup(tmp_path/'bk', cfg)['same'] == len(list(source_files(cfg)))
