@@ -181,6 +181,7 @@ def test_the_backup_keeps_what_the_cli_deletes_and_restore_brings_it_back(tmp_pa
     shutil.copytree(dest, tmp_path/'bk2', symlinks=True)
     aged(tmp_path/'bk2'/t.relative_to(cfg))
     run_past_timer(tmp_path/'bk2', other)  # Claude Code pointed at a backup: its settings.json keeps everything
+    assert (tmp_path/'bk2'/'.last-cleanup').exists()  # the cleanup ran there
     assert (tmp_path/'bk2'/t.relative_to(cfg)).read_bytes() == kept
     done = restore_from(sid[:8], dest, cfg)
     assert t in done and t.read_bytes() == kept and time.time() - t.stat().st_mtime < 60
@@ -262,3 +263,29 @@ def test_a_session_resumed_in_the_backup_is_kept(tmp_path):
     assert backup(tmp_path/'bk', cfg)['rewritten'] == 1 and mine.read_bytes() == p.read_bytes()
     assert [q.read_bytes() for q in (tmp_path/'bk'/OWN_DIR/'earlier').rglob('*.jsonl@*')] == [written]
     assert backup(tmp_path/'bk', cfg)['same'] == len(list(source_files(cfg)))
+
+def test_the_hook_command_runs_with_a_bare_environment(tmp_path):
+    "No PATH to llmsurgery, no $CLAUDE_CONFIG_DIR, a space in the backup's name: the command still backs up"
+    cfg, dest = make_cfg(tmp_path/'my cfg'), tmp_path/'my backups'
+    cmd = hook_command(dest, cfg)
+    p = subprocess.run(['/bin/sh', '-c', cmd], env={'PATH': '/usr/bin:/bin', 'HOME': str(tmp_path)},
+                       input='{"session_id": "x", "hook_event_name": "SessionEnd"}', text=True, capture_output=True,
+                       timeout=60)
+    assert p.returncode == 0 and p.stdout == '' and 'backup in' in (dest/OWN_DIR/'hook.log').read_text()
+    assert tree(dest/'projects') == tree(cfg/'projects')
+
+def test_ls_warns_and_lists_what_expires(tmp_path, monkeypatch, capsys):
+    from llmsurgery import cli
+    cfg = make_cfg(tmp_path/'cfg')
+    monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(cfg))
+    assert cli.main(['ls']) == 0 and 'Warning' not in capsys.readouterr().out
+    p = sorted(cfg.glob('projects/*/*.jsonl'))[0]
+    aged(p, secs=25 * 86400)  # goes in five days
+    assert cli.main(['ls']) == 0
+    warn = capsys.readouterr().out.strip().splitlines()[-1]
+    assert warn.startswith("Warning: Claude Code's cleanup deletes 1 of these sessions within 7 days")
+    assert cli.main(['ls', '--expiring']) == 1  # nothing in the next cleanup
+    capsys.readouterr()
+    assert cli.main(['ls', '--expiring', '--within', '7', '--json']) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r['kind'], r['path']) for r in rows] == [('session', str(p))]
