@@ -12,8 +12,8 @@ notebook keeps them:
 - `restore_from` brings a session back from a backup, where `claude --resume` finds it;
 - `install_hook` adds a `SessionEnd` hook to the user's settings.json that backs up each session as it ends.
 
-Only `backup` and the hook write, and only inside the backup folder and settings.json; the originals' bytes and
-mtimes are never touched (cleanup decides by mtime).
+`backup` writes only inside the backup folder, `restore_from` only the session it brings back, `install_hook` only
+settings.json; `expiring` only reads. The originals' bytes and mtimes are never touched (cleanup decides by mtime).
 
 Docs: https://llmsurgery.github.io/llmsurgery/backup.html.md"""
 
@@ -530,6 +530,7 @@ def _write_settings(p, text):
         os.fchmod(f.fileno(), mode)
         f.write(text.encode())
 
+# %% ../nbs/17a_backup.ipynb #5453e486
 def install_hook(dest, # the backup folder
                  cfg=None, # the config folder whose settings.json gets the hook (default: `claude_dir()`)
                 ) -> str:
@@ -568,7 +569,7 @@ def uninstall_hook(cfg=None, # the config folder whose settings.json has the hoo
     _write_settings(p, _without_ours(text, top, hooks, ends, g, _made(p)))
     return True
 
-# %% ../nbs/17a_backup.ipynb #e061accd
+# %% ../nbs/17a_backup.ipynb #76348139
 def backup_from_hook(dest, # the backup folder
                      cfg=None, # the config folder (default: `claude_dir()`)
                     ) -> BackupReport|None:
