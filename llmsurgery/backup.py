@@ -308,6 +308,11 @@ def _entrypoints(path) -> set:
     found = [m[1] for m in (_ENTRY.search(head), [*_ENTRY.finditer(tail)][-1:] and [*_ENTRY.finditer(tail)][-1]) if m]
     return {e.decode(errors='replace').replace('local_agent', 'local-agent') for e in found}
 
+def _is_desktop(path) -> bool:
+    "Is transcript `path` a desktop app's session? One that cannot be read counts as one: the CLI keeps it too"
+    try: return bool(_entrypoints(path) & set(DESKTOP))
+    except (OSError, TranscriptError): return True
+
 def _files_under(d):
     "`(path, lstat)` of every regular file under folder `d`, not following links"
     for root, _, names in os.walk(d):
@@ -320,13 +325,14 @@ def _files_under(d):
 def _project_items(pdir, days, ddays, at):
     "`(kind, path, sid, mtime, period)` of what the cleanup at time `at` deletes in project folder `pdir`"
     def due(mt, d=days): return d is not None and mt + d * 86400 < at
-    names = sorted(os.listdir(pdir))
+    try: names = sorted(os.listdir(pdir))
+    except OSError: return  # unreadable: the cleanup cannot delete in it either
     for n in names:
         p = pdir/n
         try: st = os.lstat(p)
         except OSError: continue
         if n.endswith('.jsonl') and stat.S_ISREG(st.st_mode):
-            sid, d = n[:-6], ddays if due(st.st_mtime) and _entrypoints(p) & set(DESKTOP) else days
+            sid, d = n[:-6], ddays if due(st.st_mtime) and _is_desktop(p) else days
             if due(st.st_mtime, d):
                 yield 'session', p, sid, st.st_mtime, d
                 if (pdir/sid).is_dir() and not (pdir/sid).is_symlink():

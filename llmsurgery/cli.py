@@ -178,7 +178,9 @@ def _width():
 def _expiring_warning(days=7) -> str|None:
     "A line saying how many sessions Claude Code's cleanups delete within `days` days, or None"
     from llmsurgery.backup import expiring
-    if not (soon := expiring(within=days, sessions_only=True)): return None
+    try: soon = expiring(within=days, sessions_only=True)
+    except (OSError, LLMSurgeryError): return None  # a warning must not stop the listing
+    if not soon: return None
     return (f"Warning: Claude Code's cleanup deletes {len(soon)} of these sessions within {days} days (first: "
             f"{soon[0]['goes']}); see `llmsurgery ls --expiring --within {days}`; `llmsurgery backup DEST` keeps them")
 
