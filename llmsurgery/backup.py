@@ -142,7 +142,7 @@ def _copy_from(fd, at, out, h) -> int:
 def _full_copy(fd, path, st) -> tuple:
     "Copy all of source `fd` to `path` through a temporary file renamed into place; `(size, digest)`"
     h = _new_hash()
-    with atomic_open(path, replace=True) as f:
+    with atomic_open(path, replace=True, sync_dir=False) as f:  # `backup` syncs each folder once, at the end
         n = _copy_from(fd, 0, f.fileno(), h)
         os.utime(f.fileno(), ns=(st.st_mtime_ns, st.st_mtime_ns))
     return n, h.hexdigest()
@@ -179,10 +179,12 @@ def backup_file(src, # the source file
                 man:Manifest, # the backup's manifest, updated here
                ) -> tuple:
     "Bring `dest/rel` up to date with `src`; `(what was done, bytes written)`: same, new, grown, rewritten..."
-    m, path = man.files.get(rel), check_inside(Path(dest)/rel, dest)
+    m, path = man.files.get(rel), Path(dest)/rel
     try: dst = os.lstat(path)
     except FileNotFoundError: dst, m = None, None
     moved = dst is not None and (m is None or (dst.st_size, dst.st_mtime_ns) != (m[0], m[2]))
+    if moved or not m or (st.st_size, st.st_mtime_ns) != (m[0], m[2]):
+        check_inside(path, dest)  # it will write: never through a link planted in the backup
     if moved and rel not in man.pending: _keep_earlier(path, dest, rel, dst.st_mtime_ns); m = None  # someone else's
     elif moved and m and dst.st_size >= m[0]: _cut_back(path, m)  # what a killed run of ours left
     elif moved: m = None  # a killed run's whole copy: copied again
@@ -241,18 +243,21 @@ def backup(dest, # where the backup goes: a new or empty folder, or an earlier b
     dest = check_dest(dest, cfg)
     (dest/OWN_DIR).mkdir(parents=True, exist_ok=True)
     rep = BackupReport(dest=str(dest), new=0, grown=0, touched=0, rewritten=0, same=0, gone=0, written=0)
+    dirs = set()
     with lock_file(dest/OWN_DIR/'lock'):
         if (running := dest/OWN_DIR/'running').exists(): _sweep(dest)  # the last run was killed
         running.touch()
         _protect(dest)
         man = Manifest(dest)
-        man.save()  # folds in a killed run's journal
+        if man.journal.exists(): man.save()  # folds in a killed run's journal
         for rel, st in source_files(cfg):
             what, n = backup_file(cfg/rel, st, dest, rel, man)
             rep[what] += 1; rep['written'] += n
+            if what in ('new', 'rewritten'): dirs.add((dest/rel).parent)
         for rel in list(man.pending):  # a file a killed run was writing whose source is gone since
             if (m := man.files.get(rel)) and size_of(dest/rel) >= m[0]: _cut_back(check_inside(dest/rel, dest), m)
             man.pending.discard(rel)
+        for d in sorted(dirs): fsync_dir(d)  # the new names, on disk before the manifest says they are there
         man.save()
         running.unlink()
         fsync_dir(dest/OWN_DIR)

@@ -57,6 +57,7 @@ def _link_or_refuse(tmp, path):
 @contextmanager
 def atomic_open(path, # the file to write
                 replace:bool=False, # replace an existing file (else `ExistsError`)
+                sync_dir:bool=True, # flush the folder's entries too (a writer of many files may do it once, later)
                ):
     "A binary file to write `path` through, a piece at a time: it appears at `path`, whole, only if the block ends well"
     path = Path(path)
@@ -80,7 +81,7 @@ def atomic_open(path, # the file to write
             try: os.rmdir(d)
             except OSError: break
         raise
-    fsync_dir(path.parent)
+    if sync_dir: fsync_dir(path.parent)
 
 # %% ../nbs/06a_files.ipynb #b4789dfd
 def atomic_write(path, # the file to write
