@@ -171,12 +171,15 @@ def test_the_backup_keeps_what_the_cli_deletes_and_restore_brings_it_back(tmp_pa
                       [text_block('Noted the zebra.')]]
         sid = run_claude('Remember the zebra in n.txt', cwd, cfg, api, tools='Write', timeout=90)['session_id']
     t = next(cfg.glob(f'projects/*/{sid}.jsonl'))
+    shutil.copytree(fixture('subagent')/'projects', cfg/'projects', dirs_exist_ok=True)  # one with subagents
+    sub = next(cfg.glob('projects/*subagent/*.jsonl'))
+    subs = {p.relative_to(cfg): p.read_bytes() for p in [sub, *(sub.parent/sub.stem).rglob('*')] if p.is_file()}
     backup(dest, cfg)
     kept = (dest/t.relative_to(cfg)).read_bytes()
-    aged(t)
-    assert [r['sid'] for r in expiring(cfg) if r['kind'] == 'session'] == [sid]
+    aged(t, sub)
+    assert sorted(r['sid'] for r in expiring(cfg) if r['kind'] == 'session') == sorted([sid, sub.stem])
     run_past_timer(cfg, other)
-    assert not t.exists()  # the cleanup deleted it; the backup holds it, and a CLI pointed at the backup keeps it
+    assert not t.exists() and not sub.parent.exists()  # the cleanup deleted them (the emptied project folder too)
     assert (dest/t.relative_to(cfg)).read_bytes() == kept
     shutil.copytree(dest, tmp_path/'bk2', symlinks=True)
     aged(tmp_path/'bk2'/t.relative_to(cfg))
@@ -186,6 +189,8 @@ def test_the_backup_keeps_what_the_cli_deletes_and_restore_brings_it_back(tmp_pa
     done = restore_from(sid[:8], dest, cfg)
     assert t in done and t.read_bytes() == kept and time.time() - t.stat().st_mtime < 60
     assert [r for r in expiring(cfg, within=20) if r['sid'] == sid] == []
+    restore_from(sub.stem, dest, cfg)  # its subagents and their metadata come back with it
+    assert {p.relative_to(cfg): p.read_bytes() for p in [sub, *(sub.parent/sub.stem).rglob('*')] if p.is_file()} == subs
     with FakeAPI(timeout=120) as api:
         api.turns += [[text_block('Still the zebra.')]]
         assert run_claude('What did I ask?', cwd, cfg, api, tools='Write', resume=sid, timeout=90)['session_id'] == sid
