@@ -63,18 +63,20 @@ def main():
     assert same_tree(cfg, outs/'bk')
     if shutil.which('rsync'): res['rsync -a, 1 MB later'] = run(['rsync', '-a', f'{cfg}/', str(outs/'rsync')])
     first, again = (json.loads(res[k]['out']) for k in ('backup', 'backup, 1 MB later'))
-    print(f'{len(files):,} files, {size/1e6:,.0f} MB ({a.mb:g} MB asked); 1 MB appended to a {big.stat().st_size/1e6:.1f} MB '
-          f'session\n')
+    grown_mb = big.stat().st_size / 1e6
+    print(f'{len(files):,} files, {size/1e6:,.0f} MB ({a.mb:g} MB asked); '
+          f'1 MB appended to a {grown_mb:.1f} MB session\n')
     print(f'{"":24} {"wall s":>8} {"CPU s":>8} {"CPU / cp -a":>12} {"CPU / backup":>13}')
     for k, r in res.items():
         print(f'{k:24} {r["wall"]:8.2f} {r["cpu"]:8.2f} {r["cpu"]/res["cp -a"]["cpu"]:12.2f} '
               f'{r["cpu"]/res["backup"]["cpu"]:13.3f}')
     net = lambda k: res[k]['cpu'] - res['floor']['cpu']
-    print(f'\nfirst backup: {first["written"]/1e6:,.1f} MB written; wall {res["backup"]["wall"]/res["cp -a"]["wall"]:.2f}x '
-          f'cp -a')
-    print(f'after 1 MB: {again["written"]/1e6:.2f} MB written, {again["grown"]} file grown, {again["same"]:,} not read; '
-          f'CPU {res["backup, 1 MB later"]["cpu"]/res["backup"]["cpu"]:.3f}x the first backup '
-          f'({net("backup, 1 MB later")/max(net("backup"), 1e-9):.3f}x without the floor)')
+    wall = res['backup']['wall'] / res['cp -a']['wall']
+    print(f'\nfirst backup: {first["written"]/1e6:,.1f} MB written; wall {wall:.2f}x cp -a')
+    inc = res['backup, 1 MB later']['cpu'] / res['backup']['cpu']
+    print(f'after 1 MB: {again["written"]/1e6:.2f} MB written, {again["grown"]} file grown, {again["same"]:,} not '
+          f'read; CPU {inc:.3f}x the first backup ({net("backup, 1 MB later")/max(net("backup"), 1e-9):.3f}x '
+          'without the floor)')
     if not a.keep: shutil.rmtree(outs)
 
 if __name__ == '__main__': main()
