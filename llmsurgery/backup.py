@@ -535,7 +535,8 @@ def _settings_text(p) -> str|None:
     except UnicodeDecodeError: raise InputError(f'{p}: not UTF-8: not changed') from None
 
 def _write_settings(p, text):
-    "Replace settings.json `p` with `text` all at once, keeping its permissions"
+    "Replace settings.json `p` with `text` all at once, keeping its permissions, and its link if it is one"
+    p = Path(os.path.realpath(p))  # a settings.json linked from a dotfiles repository stays linked: its file changes
     mode = stat.S_IMODE(os.stat(p).st_mode) if os.path.exists(p) else 0o644
     with atomic_open(p, replace=True) as f:
         os.fchmod(f.fileno(), mode)

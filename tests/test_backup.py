@@ -294,3 +294,13 @@ def test_ls_warns_and_lists_what_expires(tmp_path, monkeypatch, capsys):
     assert cli.main(['ls', '--expiring', '--within', '7', '--json']) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [(r['kind'], r['path']) for r in rows] == [('session', str(p))]
+
+def test_a_linked_settings_json_stays_linked(tmp_path, monkeypatch):
+    "settings.json linked from a dotfiles repository: the hook goes into the file it links to, the link stays"
+    monkeypatch.setenv('XDG_STATE_HOME', str(tmp_path/'state'))
+    cfg, dots = make_cfg(tmp_path/'cfg'), tmp_path/'dotfiles'
+    dots.mkdir(); (dots/'settings.json').write_text('{"model": "opus"}\n')
+    (cfg/'settings.json').symlink_to(dots/'settings.json')
+    install_hook(tmp_path/'bk', cfg)
+    assert (cfg/'settings.json').is_symlink() and HOOK_FLAG in (dots/'settings.json').read_text()
+    assert uninstall_hook(cfg) and (dots/'settings.json').read_text() == '{"model": "opus"}\n'
