@@ -58,6 +58,7 @@ def _link_or_refuse(tmp, path):
 @contextmanager
 def atomic_open(path, # the file to write
                 replace:bool=False, # replace an existing file (else `ExistsError`)
+                sync_dir:bool=True, # flush the folder's entries too (a writer of many files may do it once, later)
                ):
     "A binary file to write `path` through, a piece at a time: it appears at `path`, whole, only if the block ends well"
     path = Path(path)
@@ -81,7 +82,7 @@ def atomic_open(path, # the file to write
             try: os.rmdir(d)
             except OSError: break
         raise
-    fsync_dir(path.parent)
+    if sync_dir: fsync_dir(path.parent)
 
 # %% ../nbs/06a_files.ipynb #b4789dfd
 def atomic_write(path, # the file to write
@@ -111,6 +112,7 @@ _TMP_RE = re.compile(r'\..+\.[a-z0-9_]{8}\.tmp')
 STALE_TMP = 60  # seconds: an unlocked temporary file of ours older than this was left by a writer that died
 
 def clean_tmp(d, # a folder a writer writes to
+              age:float=STALE_TMP, # seconds a file must be unchanged for (0: any our writers do not hold)
              ) -> list:
     "Remove the temporary files `atomic_write` left in folder `d` when its process died; returns what was removed"
     gone = []
@@ -122,7 +124,7 @@ def clean_tmp(d, # a folder a writer writes to
             fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
             try:
                 st = os.fstat(fd)
-                if not stat.S_ISREG(st.st_mode) or time.time() - st.st_mtime < STALE_TMP: continue
+                if not stat.S_ISREG(st.st_mode) or time.time() - st.st_mtime < age: continue
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held while its writer lives
                 os.unlink(p)
                 gone.append(p)
