@@ -841,3 +841,50 @@ def test_29_7_two_deletions_holding_the_same_file_are_restored_one_at_a_time(arc
     with pytest.raises(ManageError, match='2 deletions'): restore_sess(SID)
     assert not p.exists() and len(ls_trash()) == 2
     assert restore_sess(str(first_entry)) == [p] and p.exists() and len(ls_trash()) == 1
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Issue 29, items 3, 4, 5, 6 and 9: the index, the lazy reader, long titles, appends beside a writer that splits lines
+
+from llmsurgery.archive_index import index_path
+from llmsurgery.manage import rename_sess
+import llmsurgery.core as core_mod
+
+@pytest.mark.parametrize('name,held', [('.lock', b'precious\n'), ('', b''), ('-wal', b'precious\n'),
+                                       ('-shm', b'precious\n'), ('-journal', b'precious\n')])
+def test_29_3_a_link_planted_in_the_cache_folder_is_not_written_through(arc, capsys, tmp_path, name, held):
+    "A symlink where a file of the index goes (its name is predictable): the question is answered by a scan, the target"
+    victim = tmp_path/'victim'  # stays as it was
+    victim.write_bytes(held)
+    db = stale_index(arc)
+    gc.collect()  # the index's connections closed: SQLite removes its -wal and -shm files
+    link = db.with_suffix('.lock') if name == '.lock' else db.with_name(db.name + name)
+    link.unlink(missing_ok=True)
+    link.symlink_to(victim)
+    rc, out, err = run(capsys, 'find', 'Tidy')
+    assert victim.read_bytes() == held and link.is_symlink()
+    assert (rc, out) == run(capsys, 'find', 'Tidy', '--no-index')[:2] and 'scanning the transcripts instead' in err
+    with pytest.raises(IndexUnusable, match='symlink'): ArchiveIndex().update()
+    assert victim.read_bytes() == held
+
+def test_29_3_a_lock_file_of_the_recorder_is_not_written_through(tmp_path):
+    from llmsurgery.recorder import _recording_lock
+    victim = tmp_path/'victim'
+    victim.write_bytes(b'precious\n')
+    (tmp_path/'.tools.lock').symlink_to(victim)
+    with pytest.raises(WriteError, match='symlink'):
+        with _recording_lock(tmp_path, 'tools'): pass
+    assert victim.read_bytes() == b'precious\n'
+
+def test_29_5_a_same_size_edit_with_its_time_set_back_is_seen_by_the_index(arc):
+    p = tools_session(arc)
+    ix = ArchiveIndex()
+    ix.update()
+    assert find_sess('Tidy up notes', index=ix) and not find_sess('Tidy up PUFFS', index=ix)
+    st, data = p.stat(), p.read_bytes()
+    time.sleep(0.01)
+    with open(p, 'r+b') as f:  # an edit in place that keeps the size, then its time set back (`touch -r`, rsync -t)
+        for m in re.finditer(b'Tidy up notes', data): f.seek(m.start() + 8); f.write(b'PUFFS')
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (p.stat().st_size, p.stat().st_mtime_ns, p.stat().st_ino) == (st.st_size, st.st_mtime_ns, st.st_ino)
+    assert to_data(find_sess('Tidy up PUFFS', index=ix)) == to_data(find_sess('Tidy up PUFFS')) != []
+    assert not find_sess('Tidy up notes', index=ArchiveIndex())
