@@ -888,3 +888,36 @@ def test_29_5_a_same_size_edit_with_its_time_set_back_is_seen_by_the_index(arc):
     assert (p.stat().st_size, p.stat().st_mtime_ns, p.stat().st_ino) == (st.st_size, st.st_mtime_ns, st.st_ino)
     assert to_data(find_sess('Tidy up PUFFS', index=ix)) == to_data(find_sess('Tidy up PUFFS')) != []
     assert not find_sess('Tidy up notes', index=ArchiveIndex())
+
+def _same_layout(data:bytes) -> bytes:
+    "`data` with text changed inside its lines, every line keeping its length and end"
+    return data.replace(b'Tidy', b'Tody').replace(b'notes', b'nodes')
+
+CHANGES = dict(
+    truncated=lambda p, d: os.truncate(p, len(d)//2),
+    replaced=lambda p, d: (p.with_name('x.tmp').write_bytes(d[len(d)//3:]), os.replace(p.with_name('x.tmp'), p)),
+    replaced_same_layout=lambda p, d: (p.with_name('x.tmp').write_bytes(_same_layout(d)),
+                                       os.replace(p.with_name('x.tmp'), p)),
+    overwritten_same_layout=lambda p, d: p.write_bytes(_same_layout(d)),
+    grown=lambda p, d: p.write_bytes(d + b'{"type":"last-prompt","lastPrompt":"later"}\n'))
+
+@pytest.mark.parametrize('argv', [['show', '--all'], ['show', '--jsonl'], ['resume-preview', '--json']])
+@pytest.mark.parametrize('change', CHANGES)
+def test_29_4_a_big_session_changed_while_it_is_read(arc, capsys, monkeypatch, argv, change):
+    "Read from its file as used (above `LAZY_MB`), the session changes after its places were taken: a right answer"
+    p = tools_session(arc)  # or the library's error naming the file, never an internal error or the new text as old
+    monkeypatch.setenv('LLMSURGERY_IN_MEMORY', '1')
+    want = run(capsys, *argv, p)
+    monkeypatch.setenv('LLMSURGERY_IN_MEMORY', '0')
+    data, places = p.read_bytes(), core_mod.file_recs
+    def then_change(*a, **k):
+        res = places(*a, **k)
+        if Path(a[0]) == p and not hasattr(then_change, 'done'): then_change.done = CHANGES[change](p, data)
+        return res
+    monkeypatch.setattr(core_mod, 'file_recs', then_change)
+    rc, out, err = run(capsys, *argv, p)
+    assert hasattr(then_change, 'done') and 'internal error' not in err and 'Traceback' not in err
+    if change == 'grown': assert (rc, out) == want[:2]  # what it read is what it read before: right
+    else:
+        assert rc in (1, 2) and str(p) in err and 'changed while it was read' in err, err
+        assert not out or b'Tody' not in out.encode()
