@@ -921,3 +921,99 @@ def test_29_4_a_big_session_changed_while_it_is_read(arc, capsys, monkeypatch, a
     else:
         assert rc in (1, 2) and str(p) in err and 'changed while it was read' in err, err
         assert not out or b'Tody' not in out.encode()
+
+def test_29_6_a_long_title_shows_everywhere(arc, capsys):
+    "A 40 KB title, then 300 KB of later records: `ls`, `ls_sess`, `Sess` and the index all show it"
+    p, title = tools_session(arc), 'Long ' + 'title ' * 6700 + 'THE END'
+    assert rename_sess(SID, title) == SID
+    with open(p, 'ab') as f:
+        for i in range(300): f.write(json.dumps(dict(type='system', content='y' * 1000, sessionId=SID)).encode() + b'\n')
+    assert Sess(p).label == title and [s.label for s in ls_sess() if s.sid == SID] == [title]
+    assert ArchiveIndex().update() and ArchiveIndex().label(p) == title
+    rc, out, _ = run(capsys, 'ls', '--json')
+    assert rc == 0 and [s['title'] for s in json.loads(out) if s['sid'] == SID] == [title]
+    rc, out, _ = run(capsys, 'ls')
+    assert rc == 0 and 'Long title title' in out
+
+SPLIT_WRITER = r'''
+import json, os, random, sys, time
+path, n, ready = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+rng = random.Random(29)
+fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+for i in range(n):  # as a writer that splits each line in two `write` calls and takes no lock
+    line = json.dumps(dict(type='system', subtype='split', content=f'split {i} ' + 'z' * rng.randrange(200))).encode()
+    line += b'\n'
+    k = rng.choice([len(line) - 1, rng.randrange(1, len(line) - 1)])  # the newline alone, or anywhere
+    os.write(fd, line[:k])
+    time.sleep(rng.uniform(0, 0.002))
+    os.write(fd, line[k:])
+    if i == 0: open(ready, 'w').close()
+    time.sleep(rng.uniform(0, 0.002))
+'''
+
+OURS_LOOP = r"""
+import time
+from llmsurgery.core import WriteError
+from llmsurgery.write import append_sess, mk_rec
+def ours_loop(p, sid, base, going, n=150):
+    "Append titles and chained records to session `sid`, `n` or while `going()`: how many were appended, refused"
+    done = refused = 0
+    while going() and done < n:
+        recs = ([dict(type='custom-title', customTitle=f'mark {base + done}', sessionId=sid)] if done % 2 else
+                [mk_rec('user', f'mark {base + done}', ts=False)])
+        try: append_sess(recs, str(p)); done += 1
+        except WriteError as e:
+            refused += 1
+            assert sid in str(e) and 'being written' in str(e), e
+        time.sleep(0.002)
+    return done, refused
+"""
+exec(OURS_LOOP)
+OURS = OURS_LOOP + "import sys\nprint(*ours_loop(sys.argv[1], sys.argv[2], int(sys.argv[3]), lambda: True))\n"
+
+def all_marks(recs) -> list:
+    "The numbers of the `mark N` records (titles and prompts) among `recs`, sorted"
+    texts = [r.get('customTitle') or (r.get('message') or {}).get('content') for r in recs]
+    return sorted(int(m[1]) for t in texts if isinstance(t, str) and (m := re.fullmatch(r'mark (\d+)', t)))
+
+def test_29_9_appends_beside_a_writer_that_splits_its_lines(arc, tmp_path):
+    "Our appends (titles, chained records, in two processes) beside a foreign writer of half lines: every line whole"
+    p, ready = tools_session(arc), tmp_path/'ready'
+    w = subprocess.Popen([sys.executable, '-c', SPLIT_WRITER, str(p), '1500', str(ready)])
+    while not ready.exists(): assert w.poll() is None; time.sleep(0.001)
+    ours = subprocess.Popen([sys.executable, '-c', OURS, str(p), SID, '1000'], stdout=subprocess.PIPE, text=True)
+    done, refused = ours_loop(p, SID, 0, lambda: w.poll() is None)
+    assert w.wait(120) == 0
+    done2, refused2 = map(int, ours.communicate(timeout=120)[0].split())
+    assert ours.returncode == 0
+    with open(p, 'rb') as f: lines = f.read().split(b'\n')
+    assert lines[-1] == b''
+    bad = [l[:80] for l in lines[:-1] if not isinstance(parse_rec(l), dict)]
+    assert not bad, (len(bad), bad[:3])
+    got = [json.loads(l) for l in lines[:-1]]
+    assert sorted(int(r['content'].split()[1]) for r in got if r.get('subtype') == 'split') == list(range(1500))
+    assert all_marks(got) == list(range(done)) + list(range(1000, 1000 + done2))
+    assert done > 100 and done2 > 100 and refused + refused2 < (done + done2) // 10, (done, refused, done2, refused2)
+
+SLOW_LINE = r'''
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
+os.write(fd, b'{"type":"system","content":"')
+open(sys.argv[2], 'w').close()
+for i in range(int(sys.argv[3])): os.write(fd, b'z'); time.sleep(0.001)  # a line that takes its time, byte by byte
+os.write(fd, b'"}\n')
+'''
+
+def test_29_9_a_line_that_never_ends_is_refused_naming_the_session(arc, tmp_path, monkeypatch):
+    import llmsurgery.write as write_mod
+    monkeypatch.setattr(write_mod, 'APPEND_WAIT', 0.5)
+    p, ready = tools_session(arc), tmp_path/'ready'
+    w = subprocess.Popen([sys.executable, '-c', SLOW_LINE, str(p), str(ready), '2000'])
+    while not ready.exists(): assert w.poll() is None; time.sleep(0.001)
+    t0 = time.monotonic()
+    with pytest.raises(WriteError, match=f'Session {SID} .* is being written by another process'):
+        rename_sess(SID, 'not now')
+    assert 0.5 <= time.monotonic() - t0 < 1.5 and w.poll() is None  # it waited, then refused while the line grew
+    assert w.wait(60) == 0 and b'not now' not in p.read_bytes()
+    rename_sess(SID, 'now')  # once the line is whole, the append goes through
+    assert load_recs(p)[-2:].attrgot('type') == ['custom-title', 'agent-name'] and load_recs(p)[-3].content == 'z' * 2000
