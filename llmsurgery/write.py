@@ -736,12 +736,19 @@ def fork_sess(sid:str=None, # the session to fork, as `sess_file` names it (defa
     agents = files.agents
     if upto is not None: named = _named_agents(kept, agents); agents = {a: p for a, p in agents.items() if a in named}
     replace, made, fd = key is not None, not out.exists(), None
+    refuse = ExistsError(f'Fork {new} ({dest}) is not what llmsurgery wrote there (resumed, appended to or edited '
+                         'since): refusing to replace it; move it away, or fork with another key')
+    if replace and dest.exists() and not is_own_write(dest): raise refuse  # before anything is written
     clean_tmp(dest.parent)
     try:
         with _atomic_open(dest, replace) as f:  # in place only once all of the fork is written
+            f = Digested(f)
             _write_recs(f, _stamped(itertools.chain((_mark(r, sid) for r in _munged(kept, mx, think)), names), new))
             _fork_files(files, agents, out, new, mx, think, replace)
-            if replace and dest.exists(): fd = open_locked(dest)  # our appenders wait, then append to the new file
+            if replace and dest.exists():
+                fd = open_locked(dest)  # our appenders wait, then append to the new file
+                if not is_own_write(dest) and file_digest(dest) != f.digest: raise refuse  # resumed meanwhile
+            note_written(dest, digest=f.digest)
     except BaseException:
         if made: shutil.rmtree(out, ignore_errors=True)  # a failed fork leaves nothing behind
         raise

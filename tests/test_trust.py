@@ -1017,3 +1017,48 @@ def test_29_9_a_line_that_never_ends_is_refused_naming_the_session(arc, tmp_path
     assert w.wait(60) == 0 and b'not now' not in p.read_bytes()
     rename_sess(SID, 'now')  # once the line is whole, the append goes through
     assert load_recs(p)[-2:].attrgot('type') == ['custom-title', 'agent-name'] and load_recs(p)[-3].content == 'z' * 2000
+
+# the siblings of item 9: writers that replace a session a running CLI may append to
+
+RESUMED = b'{"type":"user","uuid":"0e0e0e0e-0000-4000-8000-000000000029","parentUuid":null,"message":{"role":"user",' \
+          b'"content":"resumed in the copy"}}\n'
+
+def test_29_9_a_fork_resumed_since_is_not_replaced_by_the_same_fork(arc):
+    new = fork_sess(SID, key='k')
+    dest = tools_session(arc).with_name(f'{new}.jsonl')
+    assert fork_sess(SID, key='k') == new  # its own fork, as written: replaced
+    with open(dest, 'ab') as f: f.write(RESUMED)  # Claude Code resumed the fork
+    before = dest.read_bytes()
+    with pytest.raises(ExistsError, match=f'Fork {new} .* is not what llmsurgery wrote there'): fork_sess(SID, key='k')
+    assert dest.read_bytes() == before
+
+def test_29_9_a_fork_resumed_while_it_is_written_again_is_left_alone(arc, monkeypatch):
+    import llmsurgery.write as write_mod
+    new = fork_sess(SID, key='k')
+    dest = tools_session(arc).with_name(f'{new}.jsonl')
+    files = write_mod._fork_files
+    def resumed_meanwhile(*a, **k):
+        with open(dest, 'ab') as f: f.write(RESUMED)
+        return files(*a, **k)
+    monkeypatch.setattr(write_mod, '_fork_files', resumed_meanwhile)
+    with pytest.raises(ExistsError, match='resumed, appended to or edited since'): fork_sess(SID, key='k')
+    assert dest.read_bytes().endswith(RESUMED) and not list(dest.parent.glob('.*.tmp'))
+
+def test_29_9_a_redacted_copy_resumed_since_is_not_replaced(arc, monkeypatch):
+    from llmsurgery.redact import redact_sess
+    import llmsurgery.redact as redact_mod
+    res = redact_sess(SID)
+    assert redact_sess(SID).path == res.path  # its own copy, as written: replaced
+    with open(res.path, 'ab') as f: f.write(RESUMED)
+    before = res.path.read_bytes()
+    with pytest.raises(ExistsError, match=f'Session {res.sid} .* is not what llmsurgery wrote there'): redact_sess(SID)
+    assert res.path.read_bytes() == before
+    res.path.write_bytes(before[:-len(RESUMED)])  # as llmsurgery wrote it again; then resumed as it is redacted anew
+    pieces = redact_mod._redacted
+    def resumed_meanwhile(red, p, *a):
+        yield from pieces(red, p, *a)
+        if p.suffix == '.jsonl' and p.stem == SID:
+            with open(res.path, 'ab') as f: f.write(RESUMED)
+    monkeypatch.setattr(redact_mod, '_redacted', resumed_meanwhile)
+    with pytest.raises(ExistsError, match='resumed, appended to or edited since'): redact_sess(SID)
+    assert res.path.read_bytes() == before and not list(res.path.parent.glob('.*.tmp'))
