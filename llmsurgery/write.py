@@ -748,7 +748,7 @@ def fork_sess(sid:str=None, # the session to fork, as `sess_file` names it (defa
             if replace and dest.exists():
                 fd = open_locked(dest)  # our appenders wait, then append to the new file
                 if not is_own_write(dest) and file_digest(dest) != f.digest: raise refuse  # resumed meanwhile
-            note_written(dest, digest=f.digest)
+            if replace: note_written(dest, digest=f.digest)  # to be replaced by the same fork, while it holds this
     except BaseException:
         if made: shutil.rmtree(out, ignore_errors=True)  # a failed fork leaves nothing behind
         raise

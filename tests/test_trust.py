@@ -1062,3 +1062,22 @@ def test_29_9_a_redacted_copy_resumed_since_is_not_replaced(arc, monkeypatch):
     monkeypatch.setattr(redact_mod, '_redacted', resumed_meanwhile)
     with pytest.raises(ExistsError, match='resumed, appended to or edited since'): redact_sess(SID)
     assert res.path.read_bytes() == before and not list(res.path.parent.glob('.*.tmp'))
+
+def test_29_9_a_move_that_updates_an_older_copy_keeps_what_was_resumed_there(arc, monkeypatch):
+    "A copy made earlier is behind the session; it is resumed in the new place just as the move replaces it"
+    p, new = tools_session(arc), '/tmp/llmsurgery-rec/chores'
+    aged(arc)
+    assert [i.state for i in move_proj(OLD_TOOLS, new, copy=True)] == ['copy']
+    with open(p, 'ab') as f: f.write(b'{"type":"last-prompt","lastPrompt":"more in the old place"}\n')
+    aged(arc)
+    dest = arc/proj_slug(new)/p.name
+    compare, calls = manage_mod._compare, []
+    def resumed_after_the_check(chunks, path):
+        was = compare(chunks, path)
+        calls.append(was)
+        if len(calls) == 2:
+            with open(dest, 'ab') as f: f.write(RESUMED)
+        return was
+    monkeypatch.setattr(manage_mod, '_compare', resumed_after_the_check)
+    with pytest.raises(ManageError, match='written to while it moved'): move_proj(OLD_TOOLS, new, copy=True)
+    assert calls[:2] == ['behind', 'behind'] and dest.read_bytes().endswith(RESUMED)
