@@ -186,13 +186,13 @@ def _index_files(path) -> list:
     return [path, *(path.with_name(path.name + s) for s in ('-wal', '-shm', '-journal'))]
 
 def _no_links(path):
-    "Raise `OSError` if a file of the index at `path` is a symlink or not a regular file: SQLite would follow it"
+    "Raise `OSError` if a file of the index at `path` is a symlink, a hard link or no regular file: SQLite writes it"
     for p in _index_files(path):
         try: st = os.lstat(p)
         except FileNotFoundError: continue
-        if not S_ISREG(st.st_mode):
-            raise OSError(errno.ELOOP, f'{p} is {"a symlink" if S_ISLNK(st.st_mode) else "not a regular file"}: '
-                                       'llmsurgery does not write through it (remove it)')
+        what = 'a symlink' if S_ISLNK(st.st_mode) else 'not a regular file' if not S_ISREG(st.st_mode) else \
+               'a hard link of another file' if st.st_nlink > 1 else None
+        if what: raise OSError(errno.ELOOP, f'{p} is {what}: llmsurgery does not write through it (remove it)')
 
 def _connect(path):
     _no_links(path)  # SQLite opens its files following links: a link planted in a shared cache would be written

@@ -407,7 +407,12 @@ def _mend(fd, path, size, at, n, wait):
         time.sleep(0.001)
     mended = os.pread(fd, at - size, size) + tail[:k + 1] + os.pread(fd, n, at)
     w = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)  # not to append: to write where the bytes are
-    try: os.pwrite(w, mended, size); os.fsync(w)
+    try:
+        if os.fstat(w).st_ino != os.fstat(fd).st_ino:
+            return warnings.warn(f'{path} was replaced as llmsurgery mended it: two lines of the old file are damaged',
+                                 TranscriptWarning)
+        os.pwrite(w, mended, size)
+        os.fsync(w)
     finally: os.close(w)
 
 def _append(fd, path, data:bytes, wait=None):

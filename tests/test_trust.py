@@ -1081,3 +1081,34 @@ def test_29_9_a_move_that_updates_an_older_copy_keeps_what_was_resumed_there(arc
     monkeypatch.setattr(manage_mod, '_compare', resumed_after_the_check)
     with pytest.raises(ManageError, match='written to while it moved'): move_proj(OLD_TOOLS, new, copy=True)
     assert calls[:2] == ['behind', 'behind'] and dest.read_bytes().endswith(RESUMED)
+
+def test_29_3_a_hard_link_planted_as_the_index_is_not_written(arc, capsys, tmp_path):
+    victim = tmp_path/'victim'
+    victim.write_bytes(b'')  # an empty file: SQLite would make a database of it
+    db = stale_index(arc)
+    gc.collect()
+    for p in db.parent.glob(db.name + '*'): p.unlink()
+    os.link(victim, db)
+    rc, out, err = run(capsys, 'find', 'Tidy')
+    assert victim.read_bytes() == b'' and 'hard link' in err and rc == 0
+
+def test_29_9_a_half_line_begun_between_our_look_and_our_write_is_mended(arc, monkeypatch):
+    "Deterministically: the foreign writer's first half lands just after our look, its second half 50 ms later"
+    import threading
+    p = tools_session(arc)
+    line = b'{"type":"system","subtype":"split","content":"foreign"}\n'
+    write = os.write
+    def half_first(fd, data):  # our append's one write: the other writer's first half lands just before it
+        if b'"customTitle":"mended"' in data and not hasattr(half_first, 'done'):
+            half_first.done = True
+            w = os.open(p, os.O_WRONLY | os.O_APPEND)
+            write(w, line[:20])
+            threading.Timer(0.05, lambda: (write(w, line[20:]), os.close(w))).start()
+        return write(fd, data)
+    monkeypatch.setattr(os, 'write', half_first)
+    before, n = p.read_bytes(), len(load_recs(p))
+    rename_sess(SID, 'mended')
+    after = p.read_bytes()  # the foreign line whole, then ours: the same bytes in another order
+    ours = after[len(before) + len(line):]
+    assert after.startswith(before + line) and ours.count(b'\n') == 2 and b'"customTitle":"mended"' in ours
+    assert load_recs(p)[-2:].attrgot('type') == ['custom-title', 'agent-name'] and len(load_recs(p)) == n + 3
