@@ -759,11 +759,25 @@ def fts_query(pat, # a regex: a string or a compiled `re.Pattern`
     return ' OR '.join(f'({a})' for a in alts)
 
 # %% ../nbs/14_archive_index.ipynb #44dfd589
+def _still_indexed(f, path, locs, known):
+    "Raise `TranscriptError` unless the bytes of `locs` in open file `f` are as the index read them (`known`)"
+    size, mtime_ns, ino, ctime_ns, offset, sums = known
+    st = os.fstat(f.fileno())
+    if (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) == (size, mtime_ns, ino, ctime_ns): return
+    sums = _sums(sums)  # it changed since: grown (a live session), or edited; the blocks read are checked
+    blocks = sorted({b for _, off, n in locs for b in range(off // BLOCK, (off + max(n, 1) - 1) // BLOCK + 1)})
+    if st.st_ino == ino and st.st_size >= offset and len(sums) == -(-offset // BLOCK) and all(
+            b < len(sums) and zlib.crc32(os.pread(f.fileno(), min(BLOCK, offset - b * BLOCK), b * BLOCK)) == sums[b]
+            for b in blocks): return
+    raise TranscriptError(path, None, 'changed since the index read it (replaced, cut or edited): ask again')
+
 def read_recs(path, # a transcript
               locs, # `(index, offset, length)` of records in it, in file order
+              known:tuple=None, # the index's `size, mtime_ns, ino, ctime_ns, offset, sums` of it, checked first
              ):
-    "Yield `(index, record)` for each record of `locs`, read from transcript `path`"
+    "Yield `(index, record)` for each record of `locs`, read from transcript `path` (as the index knew it, if `known`)"
     with open_transcript(path) as f:
+        if known is not None: _still_indexed(f, path, locs, known)
         for i, off, n in locs:
             f.seek(off)
             if (r := parse_rec(f.read(n))) is not None: yield i, r
@@ -797,6 +811,12 @@ def _by_file(self:ArchiveIndex, sql, args=()) -> dict:
     return res
 
 @patch
+def _known(self:ArchiveIndex, fids) -> dict:
+    "File id -> what the index knows of the file, for `read_recs` to check before it reads"
+    return {r[0]: r[1:] for r in self.con.execute('SELECT id, size, mtime_ns, ino, ctime_ns, offset, sums FROM files')
+            if r[0] in fids}
+
+@patch
 def search_files(self:ArchiveIndex,
                  rx:re.Pattern, # the regex to find
                  project=None, # only projects whose folder name holds this, or the project of this directory
@@ -810,10 +830,10 @@ def search_files(self:ArchiveIndex,
         found = self.refresh(progress)._by_file('SELECT r.file, r.line, r.off, r.len FROM recs_fts JOIN recs r '
                                                 'ON r.id = recs_fts.rowid WHERE recs_fts MATCH ? '
                                                 'ORDER BY r.file, r.line', (q,))
-        return self.files(project, since, agents, only=set(found)), found
+        return self.files(project, since, agents, only=set(found)), found, self._known(found)
     if (got := self._answer(ask)) is None: return None
-    files, found = got
-    return ((s, aid, p, list(read_recs(p, found[fid]))) for s, aid, p, fid in files if fid in found)
+    files, found, known = got
+    return ((s, aid, p, list(read_recs(p, found[fid], known[fid]))) for s, aid, p, fid in files if fid in found)
 
 # %% ../nbs/14_archive_index.ipynb #cbbc72a0
 @patch
@@ -840,14 +860,15 @@ def calls(self:ArchiveIndex,
         if command is not None:
             self.con.create_function('matches', 1, lambda s: s is not None and rx.search(s) is not None)
         files = self.refresh(progress).files(project, since)
-        return files, self._by_file('SELECT file, tool_id, line, off, len, result_line, result_off, result_len '
-                                    'FROM calls WHERE ' + ' AND '.join(where), args)
+        found = self._by_file('SELECT file, tool_id, line, off, len, result_line, result_off, result_len '
+                              'FROM calls WHERE ' + ' AND '.join(where), args)
+        return files, found, self._known(found)
     if (got := self._answer(ask)) is None: return None
-    files, found = got
+    files, found, known = got
     def read(p, fid, aid):
         ids = {tid for tid, *_ in found[fid]}
         locs = {tuple(loc) for _, *ls in found[fid] for loc in (ls[:3], ls[3:]) if loc[0] is not None}
-        return L(c for c in join_calls(read_recs(p, sorted(locs)), aid) if c.id in ids)
+        return L(c for c in join_calls(read_recs(p, sorted(locs), known[fid]), aid) if c.id in ids)
     return ((s, aid, read(p, fid, aid)) for s, aid, p, fid in files if fid in found)
 
 # %% ../nbs/14_archive_index.ipynb #12ca72de

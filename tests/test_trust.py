@@ -1112,3 +1112,19 @@ def test_29_9_a_half_line_begun_between_our_look_and_our_write_is_mended(arc, mo
     ours = after[len(before) + len(line):]
     assert after.startswith(before + line) and ours.count(b'\n') == 2 and b'"customTitle":"mended"' in ours
     assert load_recs(p)[-2:].attrgot('type') == ['custom-title', 'agent-name'] and len(load_recs(p)) == n + 3
+
+@pytest.mark.parametrize('change', ['overwritten_same_layout', 'replaced_same_layout', 'truncated', 'grown'])
+def test_29_4_a_session_changed_after_the_index_answered_where_its_records_are(arc, capsys, monkeypatch, change):
+    "The index says where the matching records are; the file changes before they are read back: right, or an error"
+    p = tools_session(arc)
+    ArchiveIndex().update()
+    want = run(capsys, 'find', 'Tidy', '--json')
+    data, read = p.read_bytes(), index_mod.read_recs
+    def change_then_read(path, *a):
+        if Path(path) == p and not hasattr(change_then_read, 'done'): change_then_read.done = CHANGES[change](p, data)
+        return read(path, *a)
+    monkeypatch.setattr(index_mod, 'read_recs', change_then_read)
+    rc, out, err = run(capsys, 'find', 'Tidy', '--json')
+    assert 'internal error' not in err and 'Traceback' not in err
+    if change == 'grown': assert (rc, out) == want[:2]
+    else: assert rc != 0 and str(p) in err and 'changed since the index read it' in err and 'Tody' not in out, err
