@@ -13,7 +13,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/files.html.md"""
 # %% auto #0
 __all__ = ['STALE_TMP', 'check_inside', 'fsync_dir', 'atomic_open', 'atomic_write', 'copy_file', 'clean_tmp', 'open_locked',
            'lock_file', 'file_blocks', 'holds_exactly', 'file_digest', 'ledger_path', 'note_written', 'is_own_write',
-           'write_own']
+           'write_own', 'Digested']
 
 # %% ../nbs/06a_files.ipynb #d9fcfc76
 import os, re, stat, time, fcntl, shutil, hashlib, tempfile, warnings
@@ -205,10 +205,12 @@ def _noted(path) -> list:
     return [e for e in noted if isinstance(e, dict)] if isinstance(noted, list) else []
 
 def note_written(path, # a file llmsurgery is about to write
-                 data:bytes, # what it will hold
+                 data:bytes=None, # what it will hold
+                 digest:tuple=None, # or, for content written a piece at a time, its `(size, digest)` (`Digested`)
                 ):
     "Remember (in `state_dir()`) that llmsurgery wrote `data` to `path`, for `is_own_write`; warns if it cannot"
-    p, entry = ledger_path(path), dict(path=os.path.realpath(path), size=len(data), digest=bytes_digest(data))
+    size, digest = digest or (len(data), bytes_digest(data))
+    p, entry = ledger_path(path), dict(path=os.path.realpath(path), size=size, digest=digest)
     try:
         old = [e for e in _noted(path) if e != entry]
         atomic_write(check_inside(p, state_dir()), orjson.dumps((old + [entry])[-8:]), replace=True)  # the last few
@@ -240,3 +242,14 @@ def write_own(path, # the file to write
                                     'refusing to replace it')
     note_written(path, data)
     return path if same else atomic_write(path, data, replace=path.exists())
+
+# %% ../nbs/06a_files.ipynb #d59cc8c7
+class Digested:
+    "Binary file `f`, written through as it digests what it is given: `digest` is `(size, digest)`, as `file_digest`'s"
+    def __init__(self, f): self.f, self.h, self.n = f, hashlib.blake2b(digest_size=20), 0
+    def write(self, b:bytes) -> int:
+        self.h.update(b)
+        self.n += len(b)
+        return self.f.write(b)
+    @property
+    def digest(self) -> tuple: return self.n, self.h.hexdigest()
