@@ -690,7 +690,7 @@ def cmd_backup(a, # the parsed command line (`cli_parser`)
         print(json.dumps({'removed': gone}) if a.json else 'hook removed' if gone else 'no hook of ours to remove')
         return 0 if gone else 1
     if a.from_hook:  # Claude Code runs it as a session ends: never an error that would show there
-        if not sys.stdin.isatty(): sys.stdin.read()  # the hook's input, unused: every session is backed up
+        if not sys.stdin.isatty(): sys.stdin.read(1 << 16)  # the hook's input, unused: all is backed up
         B.backup_from_hook(a.dest)
         return 0
     said = B.install_hook(a.dest) if a.install_hook else None
