@@ -12,10 +12,10 @@ Docs: https://llmsurgery.github.io/llmsurgery/sess.html.md"""
 # %% auto #0
 __all__ = ['MARK_CHUNK', 'SEARCH_CHUNK', 'SEARCH_OVERLAP', 'MIN_AGENT_PREFIX', 'FILE_KINDS', 'SETTLED', 'SOURCES',
            'transcripts_in', 'marked_recs', 'title_of', 'Sess', 'agent_id', 'found_in', 'teammate_of', 'agent_meta',
-           'archive_dir', 'cur_sess', 'ls_projects', 'agent_files_named', 'sess_file', 'open_sess', 'load_sess',
-           'agent_files', 'load_agents', 'agent_sess', 'SessFile', 'agent_layout', 'SessFiles', 'sess_files',
-           'sess_info', 'Source', 'ClaudeCode', 'sources', 'SessList', 'ls_sess', 'proj_dirs', 'sess_tree',
-           'written_since', 'transcripts', 'scan_transcripts']
+           'archive_dir', 'cur_sess', 'ls_projects', 'other_sources', 'agent_files_named', 'sess_file', 'open_sess',
+           'sess_of', 'load_sess', 'agent_files', 'load_agents', 'agent_sess', 'SessFile', 'agent_layout', 'SessFiles',
+           'sess_files', 'sess_info', 'Source', 'ClaudeCode', 'sources', 'SessList', 'ls_sess', 'proj_dirs',
+           'sess_tree', 'written_since', 'transcripts', 'scan_transcripts']
 
 # %% ../nbs/04_sess.ipynb #5c0e1c04
 import os, re, glob, stat, time, functools, warnings, importlib.resources
@@ -135,6 +135,7 @@ def _subagents_home(path):
 # %% ../nbs/04_sess.ipynb #5c0e1c0c
 class Sess:
     "One session: its transcript `path`, `sid` and `project`, records `recs`, subagents `agents`, and listing metadata"
+    source = 'claude'  # the coding agent that wrote it: 'claude', or 'codex' (`CodexSess`)
     def __init__(self,
                  path=None, # the session's transcript
                  recs=None, # or: its records, already loaded
@@ -210,7 +211,7 @@ def project(self:Sess) -> str | None:
 def to_data(self:Sess) -> dict:
     "The session as plain data: id, path, project and the listing's metadata (`ended`: its last timestamp)"
     t = self.mtime  # also as an ISO time with the local zone's offset, `modified`
-    return dict(sid=self.sid, path=str(self.path) if self.path else None, project=self.project,
+    return dict(sid=self.sid, agent=self.source, path=str(self.path) if self.path else None, project=self.project,
                 **{k: self.info[k] for k in ('cwd', 'branch', 'started', 'ended', 'fork_of', 'mtime', 'size',
                                                      'title', 'tag', 'prompt')},
                 modified=datetime.fromtimestamp(t, timezone.utc).astimezone().isoformat() if t else None)
@@ -437,9 +438,16 @@ def ls_projects() -> L:
     return L(sorted((p for p in d.iterdir() if p.is_dir()), key=mtime_of, reverse=True)) if d.is_dir() else L()
 
 # %% ../nbs/04_sess.ipynb #e8bfae4b
+def other_sources() -> list:
+    "The sources after Claude Code's (*Codex sessions*): imported when first asked, as they build on this module"
+    from llmsurgery.codex import Codex
+    return [Codex()]
+
 def _by_id(sid, cwd):
     if p := _find_id(sid, cwd): return p
-    raise NotFound(f"No transcript for session {sid} under {projects_dir()}")
+    if p := first(f for src in other_sources() if (f := src.find(sid).get(sid))): return p
+    homes = ', '.join(str(src.home()) for src in other_sources())
+    raise NotFound(f"No transcript for session {sid} under {projects_dir()} or {homes}")
 
 def _title(path):
     "The title of the session at `path`, in lower case ('' when it has none or cannot be read)"
@@ -481,9 +489,11 @@ def _id_list(ids, w=13): return ', '.join(i[:w] for i in ids[:5]) + (', ...' if 
 def _by_name(name):
     "The transcript of the session whose id starts with `name`, of the agent whose id does, or of a session titled so"
     fs = L(f for d in ls_projects() for f in transcripts_in(d))
-    ids = sorted({f.stem for f in fs if f.stem.startswith(name.lower())})
+    other = {i: p for src in other_sources() for i, p in src.find(name.lower()).items()}  # Codex's ids too
+    ids = sorted({f.stem for f in fs if f.stem.startswith(name.lower())} | set(other))
     ags = agent_files_named(name)
-    if len(ids) + len(ags) == 1: return first(f for f in fs if f.stem == ids[0]) if ids else first(ags.values())
+    if len(ids) + len(ags) == 1:
+        return (other.get(ids[0]) or first(f for f in fs if f.stem == ids[0])) if ids else first(ags.values())
     if ids and ags:
         raise InputError(f'{name!r} is the start of {len(ids)} session ids ({_id_list(ids)}) and '
                          f'{len(ags)} agent ids ({_id_list(list(ags), 40)})')
@@ -520,7 +530,12 @@ def open_sess(s=None, # a session as `sess_file` names it, a `Sess`, or its reco
     "Session `s` as a `Sess`"
     if isinstance(s, Sess): return s
     if isinstance(s, (list, tuple, L)): return Sess(recs=s)
-    return Sess(sess_file(s, cwd))
+    return sess_of(sess_file(s, cwd))
+
+def sess_of(path, # a session's file
+           ) -> Sess:
+    "The session in the file at `path`, as the source that wrote it reads it (a Codex rollout: a `CodexSess`)"
+    return first(src.open(path) for src in other_sources() if src.owns(path)) or Sess(path)
 
 def load_sess(s=None, # a session as `sess_file` names it
               cwd=None, # the project directory for `.` and for ids (default: the current one)
@@ -528,7 +543,9 @@ def load_sess(s=None, # a session as `sess_file` names it
              ) -> L:
     "Every record of session `s`, in file order (a big session's read from its file as used: `open_recs`)"
     if isinstance(s, (list, tuple, L)): return L(s)
-    return open_recs(sess_file(s, cwd), skip_bad=skip_bad)
+    p = sess_file(s, cwd)
+    if (o := sess_of(p)).source != 'claude': return o.recs  # another agent's file, read as records
+    return open_recs(p, skip_bad=skip_bad)
 
 # %% ../nbs/04_sess.ipynb #5c0e1c21
 def agent_files(s=None, # a session, as `open_sess` takes it
@@ -703,6 +720,13 @@ class Source:
     def tree(self, project=None, agents=True) -> list:
         "Every session as a `Sess` with its `agents` found, and `active`: when any of its files was last written"
         raise NotImplementedError
+    def find(self, name:str) -> dict:
+        "Session id -> file of the sessions whose id starts with `name`"
+        return {}
+    def owns(self, path) -> bool:
+        "Whether the file at `path` is one of this source's sessions (read as `open` reads it)"
+        return False
+    def open(self, path, skip_bad=True) -> Sess: return Sess(path, skip_bad=skip_bad)
     def walk(self, dirs=None) -> tuple:
         "`(stats, listings)`: the `stat_key` of every file whose change could change an answer, and the folders read"
         raise NotImplementedError
@@ -781,8 +805,8 @@ def walk(self:ClaudeCode, dirs=None, # the listings of an earlier walk, reused w
 SOURCES = [ClaudeCode()]  # where sessions come from: Claude Code's config folder, read at each call
 
 def sources() -> L:
-    "The sources of sessions every listing and walk asks, Claude Code's first"
-    return L(SOURCES)
+    "The sources of sessions every listing and walk asks: Claude Code's first, then Codex's (`other_sources`)"
+    return L(SOURCES + other_sources())
 
 # %% ../nbs/04_sess.ipynb #5c0e1c24
 class SessList(Rows):
@@ -793,7 +817,7 @@ class SessList(Rows):
             return type(self)(items, *args, cols=self.cols, title=self.title, **kwargs)
         return L(items, *args, **kwargs)
     def rows(self): return [dict(ran=fmt_mtime(s.last_active), modified=fmt_mtime(s.mtime), size=s.size,
-                                 sid=s.sid, project=s.project, fork_of=s.fork_of, tag=s.tag or '',
+                                 sid=s.sid, agent=s.source, project=s.project, fork_of=s.fork_of, tag=s.tag or '',
                                  label=s.label) for s in self]
     def to_data(self): return [s.to_data() for s in self]
 
@@ -803,8 +827,9 @@ def ls_sess(cwd=None, # a project directory: only its sessions (default: every p
     "Every session, the one that ran last first (`Sess.last_active`): all projects, or only the project in `cwd`"
     infos = L(s for src in sources() for s in src.listing(cwd))
     tag = ['tag'] if any(s.tag for s in infos) else []  # a column only when some session has one
+    agent = ['agent'] if any(s.source != 'claude' for s in infos) else []  # a column once Codex's are there too
     ss = infos.sorted(lambda s: s.last_active or 0, reverse=True)
-    return SessList(ss, cols=['ran', 'size', 'sid', *tag, 'label'], title='Sessions')
+    return SessList(ss, cols=['ran', 'size', 'sid', *agent, *tag, 'label'], title='Sessions')
 
 # %% ../nbs/04_sess.ipynb #5c0e1c26
 def proj_dirs(project=None, # only projects whose folder name holds this, or the project of this directory

@@ -1,9 +1,12 @@
 "Fixtures shared by the tests: a generated archive in the real format; a check that each test has the markers it needs"
-import os, sys, subprocess
+import os, sys, subprocess, tempfile
 from pathlib import Path
 import pytest
 sys.path.insert(0, str(Path(__file__).parent.parent/'bench'))
 from benchlib import build_tree
+
+# Codex's sessions are listed beside Claude Code's: no test may see the machine's own `~/.codex`
+os.environ['CODEX_HOME'] = tempfile.mkdtemp(prefix='llmsurgery-codex-home-')
 
 @pytest.fixture(scope='module')
 def archive(tmp_path_factory):
