@@ -244,7 +244,8 @@ def cmd_show(args, # the parsed command line (`cli_parser`)
     "Print a session's conversation (or a subagent's), or the records at indices grep printed"
     s = open_sess(args.session)
     if args.agent: s = agent_sess(args.agent, s)
-    recs = s.recs if s.path is None else open_recs(s.path, skip_bad=args.skip_bad)  # a big one: from the file
+    big = s.path is not None and s.source == 'claude'  # a big one: from the file (a Codex rollout: as records)
+    recs = open_recs(s.path, skip_bad=args.skip_bad) if big else s.recs
     start, picked = _span(recs, args.at, args.start, args.end)
     if start is not None: recs = picked
     else: recs = conv_recs(recs, sidechain=True) if args.all else sess_thread(recs).written

@@ -55,6 +55,8 @@ def fixture_sess(name:str='qa', # a fixture's name
     "Session number `i` of fixture `name`"
     sid = fixture_meta(name).sessions[i]
     p = next(fixture(name).glob(f'projects/*/{check_sid(sid)}.jsonl'), None)
+    if p is None and (p := next(fixture(name).glob(f'sessions/*/*/*/rollout-*-{sid}.jsonl'), None)):
+        return sess_of(p)  # a Codex fixture's rollout
     if p is None: raise NotFound(f'Fixture {name!r} has no transcript for session {sid}')
     return Sess(p)
 
