@@ -7,7 +7,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/codex.html.md"""
 # %% auto #0
 __all__ = ['codex_dir', 'codex_home_dir', 'rollout_id', 'rollouts', 'rollout_head', 'item_text', 'output_exit', 'item_blocks',
            'claude_usage', 'response_of', 'rec_uuid', 'codex_recs', 'CodexSess', 'codex_home_of', 'find_rollout',
-           'codex_info', 'Codex']
+           'codex_info', 'Codex', 'sent_item', 'history_items', 'base_item', 'codex_history', 'codex_oracle']
 
 # %% ../nbs/04b_codex.ipynb #fb8983f0
 import os, re, json, uuid, functools
@@ -375,3 +375,73 @@ def tree(self:Codex, project=None, agents=True):
 def walk(self:Codex, dirs=None):
     "`(stats, {})`: the `stat_key` of every rollout (the day folders are listed afresh each time)"
     return {str(p): stat_key(p) for p in rollouts(self.home())}, {}
+
+# %% ../nbs/04b_codex.ipynb #7ac36c80
+_PRIVATE = ('internal_chat_message_metadata_passthrough',)
+
+def sent_item(item:dict, # a `response_item` payload
+             ) -> dict:
+    "The item as Codex sends it back: without the fields it keeps to itself"
+    return {k: v for k, v in item.items() if k not in _PRIVATE}
+
+def history_items(lines, # rollout lines (a fork's parent's first), in order
+                  upto:int=None, # the last ordinal to take (default: all)
+                 ) -> list:
+    "The input items Codex rebuilds from `lines`: each `response_item`, a compaction's replacement starting over"
+    out = []
+    for r in lines:
+        if upto is not None and isinstance(o := r.get('ordinal'), int) and o > upto: break
+        t, p = r.get('type'), as_dict(r.get('payload'))
+        if t == 'response_item': out.append(sent_item(p))
+        elif t == 'compacted' and isinstance(rh := p.get('replacement_history'), list):
+            out = [sent_item(i) for i in rh if isinstance(i, dict)]
+    return out
+
+# %% ../nbs/04b_codex.ipynb #68f368f8
+@patch
+def history_lines(self:CodexSess) -> L:
+    "The rollout lines its history is rebuilt from: a fork's parent's up to the fork point, then its own"
+    hb = as_dict(self.meta.get('history_base'))
+    if not (t := hb.get('thread_id')) or t == self.thread: return self.raw
+    if not (p := find_rollout(t, codex_home_of(self.path))):
+        raise NotFound(f'{self.path}: forked from {t}, whose rollout is not in {codex_home_of(self.path)}')
+    end, par = hb.get('end_ordinal_exclusive'), CodexSess(p, skip_bad=self.skip_bad)
+    keep = lambda r: end is None or not isinstance(o := r.get('ordinal'), int) or o < end
+    return L(r for r in par.history_lines() if keep(r)) + self.raw
+
+def base_item(meta:dict, # a rollout's `session_meta` payload
+             ) -> dict | None:
+    "The developer message of base instructions Codex sends first, rebuilt from `session_meta`"
+    bi = meta.get('base_instructions')
+    txt = bi.get('text') if isinstance(bi, dict) else bi
+    return {'type':'message', 'role':'developer', 'content':[{'type':'input_text', 'text':txt}]} if txt else None
+
+def codex_history(s, # a Codex session, as `open_sess` takes it
+                  upto:int=None, # rebuild as of this ordinal of its own rollout (default: all of it)
+                  base:bool=True, # start with the base instructions' developer message
+                 ) -> list:
+    "The input items `codex exec resume` sends for session `s` (before the new prompt)"
+    s = open_sess(s)
+    lines, n = list(s.history_lines()), len(s.raw)
+    head, own = lines[:len(lines) - n], lines[len(lines) - n:]  # a fork's parent's prefix, then its own lines
+    if upto is not None: own = [r for r in own if not isinstance(o := r.get('ordinal'), int) or o <= upto]
+    items = history_items(head + own)
+    return ([b] if base and (b := base_item(s.meta)) else []) + items
+
+# %% ../nbs/04b_codex.ipynb #96edfc70
+def codex_oracle(name:str, # a Codex fixture
+                ) -> list:
+    "`(request number, expected input, rebuilt input)` for every conversation request of Codex fixture `name`"
+    from llmsurgery.fixtures import fixture, fixture_reqs
+    out = []
+    with codex_home_dir(fixture(name)):
+        ss = {rollout_id(p): CodexSess(p) for p in rollouts()}
+        for n, q in enumerate(fixture_reqs(name)):
+            inp, s = q['body']['input'], ss.get(q.get('thread'))
+            last = inp[-1]
+            if s is None or any('CONTEXT CHECKPOINT COMPACTION' in (c.get('text') or '') for c in last.get('content') or []):
+                continue
+            o = first(r['ordinal'] for r in reversed(s.raw) if r.get('type') == 'response_item'
+                      and sent_item(as_dict(r.get('payload'))) == last)
+            out.append((n, inp, codex_history(s, upto=o)))
+    return out
