@@ -8,7 +8,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/codex.html.md"""
 __all__ = ['SOURCE', 'codex_dir', 'codex_home_dir', 'rollout_id', 'rollouts', 'rollout_head', 'item_text', 'output_exit',
            'item_blocks', 'claude_usage', 'response_of', 'rec_uuid', 'codex_recs', 'CodexSess', 'codex_home_of',
            'find_rollout', 'codex_info', 'Codex', 'sent_item', 'history_items', 'base_item', 'codex_history',
-           'codex_oracle']
+           'codex_oracle', 'codex_totals']
 
 # %% ../nbs/04b_codex.ipynb #fb8983f0
 import os, re, json, uuid, functools
@@ -448,3 +448,24 @@ def codex_oracle(name:str, # a Codex fixture
                       and sent_item(as_dict(r.get('payload'))) == last)
             out.append((n, inp, codex_history(s, upto=o)))
     return out
+
+# %% ../nbs/04b_codex.ipynb #837a3b8a
+_TOTAL_KEYS = ('input_tokens', 'cached_input_tokens', 'cache_write_input_tokens', 'output_tokens',
+               'reasoning_output_tokens', 'total_tokens')
+
+def _last_total(lines):
+    for r in reversed(lines):
+        t, p = r.get('type'), as_dict(r.get('payload'))
+        if t == 'event_msg' and p.get('type') == 'token_count' and (u := as_dict(p.get('info')).get('total_token_usage')):
+            return {k: _int(u.get(k)) for k in _TOTAL_KEYS}
+        if t == 'token_usage_record' and (u := as_dict(p.get('thread_token_usage'))):
+            return {k: _int(u.get(k)) for k in _TOTAL_KEYS}
+    return dict.fromkeys(_TOTAL_KEYS, 0)
+
+def codex_totals(s, # a Codex session (or subagent), as `open_sess` takes it
+                ) -> dict:
+    "The tokens session `s`'s own rollout spent: its last running total, less a fork's parent's at the fork point"
+    s = open_sess(s)
+    lines, n = list(s.history_lines()), len(s.raw)
+    last, base = _last_total(lines[len(lines) - n:]), _last_total(lines[:len(lines) - n])
+    return {k: last[k] - base[k] for k in _TOTAL_KEYS}

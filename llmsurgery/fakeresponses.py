@@ -145,7 +145,7 @@ def answer(self:ResponsesAPI, path, headers, req):
         t, n = self._next_turn(req), next(self._n)
     if isinstance(t, api_error): return t['status'], t['message']
     items = t(req) if callable(t) else t
-    rid = f'resp_{n:04d}'
+    rid = _rid('resp', h.get('thread-id'), n)  # unique across sessions, as OpenAI's are
     out = [_sse('response.created', response={'id':rid, 'status':'in_progress'})]
     for i, it in enumerate(items):
         out += [_sse('response.output_item.added', output_index=i, item=it),

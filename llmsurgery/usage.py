@@ -288,7 +288,9 @@ _USAGE_NEEDLE = Needle.raw(b'"usage"', rb'"usage"\s*:\s*\{')
 def _usage_parts(project, since, until, progress):
     "`((timestamp, project, session, model, warmup), model, 1, usage, cost, source)` per API message, once"
     seen = set()
-    read = lambda p, a: list(scan_recs(p, [_USAGE_NEEDLE], index=False))
+    def read(p, a):  # a Codex rollout is read as records (`sess_of`); a transcript, its lines that hold a usage
+        if (s := sess_of(p)).source != 'claude': return list(enumerate(s.recs))
+        return list(scan_recs(p, [_USAGE_NEEDLE], index=False))
     for t, aid, pairs in scan_transcripts(read, project, since, progress, warmups=True):
         for r, model, u in usage_msgs(pairs, seen):
             if in_window(r.get('timestamp'), since, until):

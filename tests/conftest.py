@@ -29,7 +29,7 @@ def _needs_its_marker(request, monkeypatch):
     def checked(self, args, executable, *a, **kw):
         argv = [args] if isinstance(args, (str, bytes, os.PathLike)) else list(args)
         name = Path(os.fsdecode(executable or argv[0])).name
-        if name == 'claude' and 'cli' not in marks and '--version' not in argv[1:]:
+        if name in ('claude', 'codex') and 'cli' not in marks and '--version' not in argv[1:]:
             pytest.fail(f'runs the real Claude Code CLI ({" ".join(map(str, argv[:3]))} ...): mark it @pytest.mark.cli')
         if name.startswith('chromium') and 'browser' not in marks:
             pytest.fail('runs Chromium: mark it @pytest.mark.browser')
