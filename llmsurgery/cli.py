@@ -180,6 +180,7 @@ def fmt_ls(infos, # `Sess`es, as `ls_sess` lists them
           ) -> str:
     "Sessions `infos` by project, each project once, the one that ran last first, as text fitting in `width` columns"
     width, out, by_proj = width or _width(), [], {}
+    agents = any(i.source != 'claude' for i in infos)  # an agent column once Codex's sessions are listed too
     for i in infos: by_proj.setdefault(i.project, []).append(i)
     def ran(i): return i.last_active or 0
     for proj, ss in sorted(by_proj.items(), key=lambda kv: (-max(map(ran, kv[1])), kv[0] or '')):
@@ -188,7 +189,8 @@ def fmt_ls(infos, # `Sess`es, as `ls_sess` lists them
         for i in sorted(ss, key=ran, reverse=True):
             marks = (f'[fork of {i.fork_of[:8]}] ' if i.fork_of else '') + (f'[{i.tag}] ' if i.tag else '')
             label = ' '.join((marks + (i.label or '(no prompt)')).split())
-            out.append(f"  {fmt_mtime(ran(i))}  {_human(i.size):>9}  {i.sid}  {label[:max(10, width-70)]}")
+            agent = f'{i.source:<6}  ' if agents else ''
+            out.append(f"  {fmt_mtime(ran(i))}  {_human(i.size):>9}  {agent}{i.sid}  {label[:max(10, width-70)]}")
     return '\n'.join(out).strip()
 
 @cli_command('ls', opt('project', nargs='?', help='only the project in this directory'),
@@ -202,7 +204,9 @@ def cmd_ls(args, # the parsed command line (`cli_parser`)
         rc = emit(infos, as_json=True)
         return rc if args.project else 0  # as without --json: an empty machine is an answer, an empty project is not
     if infos:
-        print(f"{len(infos)} sessions in {projects_dir()} by project, latest first (time: a session's last record)\n")
+        where = ' and '.join(dict.fromkeys([str(projects_dir()), *(str(src.home()/'sessions') for src in other_sources()
+                                                               for i in infos if i.source == src.name)]))
+        print(f"{len(infos)} sessions in {where} by project, latest first (time: a session's last record)\n")
         print(fmt_ls(infos))
         return 0
     where = f' for {resolve_cwd(args.project)}' if args.project else ''
