@@ -74,7 +74,7 @@ __version__ = "0.0.3"
 
 # What `from llmsurgery import *` brings: the library's modules, not the command line's nor the test rig's
 API_MODULES = ('core', 'rec', 'show', 'view', 'sess', 'codex', 'thread', 'sent', 'claude', 'files', 'write', 'resume',
-               'scan', 'search', 'usage', 'forensics', 'drift', 'dialog', 'hist', 'convert', 'redact',
+               'scan', 'search', 'usage', 'forensics', 'drift', 'dialog', 'hist', 'convert', 'handoff', 'redact',
                'archive_index', 'export', 'page', 'manage', 'skill', 'fixtures')
 
 def _home(name):

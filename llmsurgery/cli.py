@@ -19,8 +19,8 @@ __all__ = ['SESS_ARG', 'PAT_ARG', 'AGENTS_ARG', 'ROLES', 'FILTER_ARGS', 'NO_INDE
            'UsageError', 'cli_parser', 'main', 'fmt_ls', 'cmd_ls', 'cmd_show', 'emit', 'progress', 'cmd_find',
            'cmd_grep', 'cmd_prompts', 'cmd_replies', 'cmd_result', 'cmd_agents', 'cmd_stats', 'cmd_tools', 'cmd_errors',
            'cmd_files', 'cmd_commands', 'cmd_usage', 'cmd_index', 'cmd_export', 'cmd_resume_check',
-           'cmd_resume_preview', 'cmd_drift', 'cmd_sess2nb', 'cmd_nb2sess', 'cmd_skill', 'cmd_redact', 'cmd_html',
-           'cmd_rename', 'cmd_tag', 'cmd_delete', 'cmd_restore', 'cmd_fork', 'cmd_move']
+           'cmd_resume_preview', 'cmd_handoff', 'cmd_drift', 'cmd_sess2nb', 'cmd_nb2sess', 'cmd_skill', 'cmd_redact',
+           'cmd_html', 'cmd_rename', 'cmd_tag', 'cmd_delete', 'cmd_restore', 'cmd_fork', 'cmd_move']
 
 # %% ../nbs/19_cli.ipynb #caeac8bc
 import os, sys, re, io, json, argparse, time, shutil, warnings, traceback
@@ -479,9 +479,28 @@ def cmd_resume_preview(a, # the parsed command line (`cli_parser`)
                       ):
     "What Claude Code would send on resuming a session, and what it would lose or change; exit 1 when something is lost"
     from llmsurgery.resume import resume_preview, fmt_preview
+    if (s := open_sess(a.session)).source == 'codex':  # what `codex exec resume` sends: *Codex sessions*
+        from llmsurgery.codex import codex_history, fmt_history
+        items = codex_history(s)
+        print(json.dumps(items, indent=1, ensure_ascii=False) if a.json else fmt_history(items))
+        return 0
     p = resume_preview(a.session, cli=a.cli, model=a.model)
     print(json.dumps(p.to_data(), indent=1, ensure_ascii=False, default=str) if a.json else fmt_preview(p))
     return 1 if p.lost else 0
+
+# %% ../nbs/19_cli.ipynb #ba554f41
+@cli_command('handoff', SESS_ARG, opt('--to', required=True, choices=['codex', 'claude'], help='the agent to continue in'),
+             opt('--cwd', help="the directory the new session belongs to (default: the session's own)"),
+             opt('--provider', default='openai', help='for Codex: the model provider it will be resumed with'))
+def cmd_handoff(a, # the parsed command line (`cli_parser`)
+               ):
+    "Write a session's conversation as a new session of the other agent (Codex or Claude Code); print its id"
+    from llmsurgery.handoff import handoff
+    h = handoff(a.session, a.to, cwd=a.cwd, provider=a.provider)
+    if a.json: print(json.dumps({'sid': h.sid, 'path': str(h.path), 'to': h.to, 'dropped': dict(h.dropped)}, indent=1))
+    else: print(h.sid)
+    for n in h.notes(): print(n, file=sys.stderr)
+    return 0
 
 # %% ../nbs/19_cli.ipynb #7e5a1006
 @cli_command('drift', opt('path', nargs='?',
