@@ -489,7 +489,8 @@ def cmd_resume_preview(a, # the parsed command line (`cli_parser`)
     return 1 if p.lost else 0
 
 # %% ../nbs/19_cli.ipynb #ba554f41
-@cli_command('handoff', SESS_ARG, opt('--to', required=True, choices=['codex', 'claude'], help='the agent to continue in'),
+@cli_command('handoff', SESS_ARG,
+             opt('--to', required=True, choices=['codex', 'claude'], help='the agent to continue in'),
              opt('--cwd', help="the directory the new session belongs to (default: the session's own)"),
              opt('--provider', default='openai', help='for Codex: the model provider it will be resumed with'))
 def cmd_handoff(a, # the parsed command line (`cli_parser`)

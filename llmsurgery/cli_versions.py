@@ -111,7 +111,8 @@ def codex_cli(version:str='0.171.0', # a version in `CODEX_SOURCES`
     "Where `fetch_codex(version)` puts the `codex` binary (it may not be there yet)"
     return clis_dir()/f'codex-{version}'/'codex'
 
-def codex_version(bin) -> str:
+def codex_version(bin, # a `codex` binary
+                 ) -> str:
     "The version the `codex` at `bin` reports, e.g. '0.171.0'"
     out = subprocess.run([str(bin), '--version'], capture_output=True, text=True, timeout=60).stdout
     if not (m := re.search(r'\d+\.\d+\.\d+', out)): raise ClaudeError(f'`{bin} --version` said {out!r}')
@@ -133,7 +134,8 @@ def _from_npm_codex(spec, dest, tmp):
 def fetch_codex(version:str='0.171.0', # a version in `CODEX_SOURCES`
                ) -> Path:
     "The `codex` of Codex CLI `version`, downloaded into `clis_dir()` the first time it is asked for"
-    if version not in CODEX_SOURCES: raise InputError(f'No source known for Codex {version}: {", ".join(CODEX_SOURCES)}')
+    if version not in CODEX_SOURCES:
+        raise InputError(f'No source known for Codex {version}: {", ".join(CODEX_SOURCES)}')
     if (out := codex_cli(version)).is_file(): return out
     out.parent.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f'.codex-{version}-', dir=out.parent.parent) as tmp:
@@ -142,7 +144,8 @@ def fetch_codex(version:str='0.171.0', # a version in `CODEX_SOURCES`
         try: _from_npm_codex(spec, dest, tmp)
         except subprocess.CalledProcessError as e:
             raise ClaudeError(f'Could not fetch Codex {version} ({spec}): {e.stderr.strip()[-500:]}') from None
-        if (got := codex_version(dest/'codex')) != version: raise ClaudeError(f'{spec} holds Codex {got}, not {version}')
+        if (got := codex_version(dest/'codex')) != version:
+            raise ClaudeError(f'{spec} holds Codex {got}, not {version}')
         try: dest.rename(out.parent)
         except OSError:
             if not out.is_file(): raise

@@ -1,4 +1,4 @@
-"""OpenAI Codex's rollouts, read as sessions beside Claude Code's: listed, opened by id, and seen through the same readers
+"""OpenAI Codex's rollouts, read as sessions beside Claude Code's: listed, opened by id, read by the same readers
 
 Docs: https://llmsurgery.github.io/llmsurgery/codex.html.md"""
 
@@ -82,7 +82,8 @@ def item_text(item:dict, # a message item
 
 _exit_re = re.compile(r'(?:Process exited with code|^Exit code:)\s*(-?\d+)', re.M)
 
-def output_exit(out) -> int | None:
+def output_exit(out, # a tool call's output
+               ) -> int | None:
     "The exit status a tool call's output reports (`Process exited with code N`, `Exit code: N`), else None"
     return int(m[1]) if isinstance(out, str) and (m := _exit_re.search(out)) else None
 
@@ -94,7 +95,7 @@ def _args(s):
 
 def _result_content(out):
     if isinstance(out, (str, list)): return out
-    if isinstance(out, dict): return out.get('content') if isinstance(out.get('content'), (str, list)) else json.dumps(out)
+    if isinstance(out, dict) and isinstance(out.get('content'), (str, list)): return out['content']
     return json.dumps(out)
 
 def item_blocks(item:dict, # a `response_item` payload
@@ -105,7 +106,8 @@ def item_blocks(item:dict, # a `response_item` payload
     if t == 'message' and role == 'user':
         txt = item_text(item)
         return 'user', [{'type':'text', 'text':txt}], {'isMeta': True} if codex_meta_text(txt) else {}
-    if t == 'message': return 'system', [{'type':'text', 'text':item_text(item)}], {'subtype': f'codex_{role}', 'isMeta': True}
+    if t == 'message':
+        return 'system', [{'type':'text', 'text':item_text(item)}], {'subtype': f'codex_{role}', 'isMeta': True}
     if t == 'reasoning':
         txt = '\n'.join(as_str(s.get('text')) for s in item.get('summary') or [] if isinstance(s, dict))
         return 'assistant', [{'type':'thinking', 'thinking':txt, 'signature':'',
@@ -139,7 +141,8 @@ def claude_usage(u:dict, # a Codex usage: `input_tokens` (cached included), `cac
             'output_tokens': _int(u.get('output_tokens')),
             'reasoning_output_tokens': _int(u.get('reasoning_output_tokens'))}
 
-def response_of(lines) -> dict:
+def response_of(lines, # a rollout's lines, in file order
+               ) -> dict:
     "`line index -> (response id, usage or None)` for the model's output items, usage on the last of each response"
     out, pending, n = {}, [], 0
     for i, r in enumerate(lines):
@@ -360,18 +363,22 @@ def _in_project(s, cwd=None, project=None):
 SOURCE = Codex  # what *Sessions*' `other_sources` makes of this module
 
 @patch
-def listing(self:Codex, cwd=None):
+def listing(self:Codex, cwd=None, # only the sessions that ran in this directory
+           ):
     "The sessions a listing shows (subagents apart), their listing metadata read: all, or those that ran in `cwd`"
     ss = [s for s, m in self.sessions() if (m.get('session_id') or m.get('id')) == m.get('id')]
     return [s for s in ss if _in_project(s, cwd=cwd)] if cwd else ss
 
 @patch
-def tree(self:Codex, project=None, agents=True):
+def tree(self:Codex, project=None, # only projects whose name holds this, or the project of this directory
+         agents:bool=True, # find each session's subagents too
+        ):
     "Every session with its `agents` found (one pass over the heads), and `active`: its newest file's time"
     ss = self.sessions()
     subs = {}
     for s, m in ss:
-        if agents and (sid := m.get('session_id')) and sid != m.get('id'): subs.setdefault(sid, {})[m.get('id')] = s.path
+        if agents and (sid := m.get('session_id')) and sid != m.get('id'):
+            subs.setdefault(sid, {})[m.get('id')] = s.path
     res = []
     for s, m in ss:
         if (m.get('session_id') or m.get('id')) != m.get('id') or not _in_project(s, project=project): continue
@@ -381,7 +388,8 @@ def tree(self:Codex, project=None, agents=True):
     return res
 
 @patch
-def walk(self:Codex, dirs=None):
+def walk(self:Codex, dirs=None, # an earlier walk's listings (not used: the day folders are listed afresh)
+        ):
     "`(stats, {})`: the `stat_key` of every rollout (the day folders are listed afresh each time)"
     return {str(p): stat_key(p) for p in rollouts(self.home())}, {}
 
@@ -448,8 +456,8 @@ def codex_oracle(name:str, # a Codex fixture
         for n, q in enumerate(fixture_reqs(name)):
             inp, s = q['body']['input'], ss.get(q.get('thread'))
             last = inp[-1]
-            if s is None or any('CONTEXT CHECKPOINT COMPACTION' in (c.get('text') or '') for c in last.get('content') or []):
-                continue
+            if s is None or any('CONTEXT CHECKPOINT COMPACTION' in (c.get('text') or '')
+                                 for c in last.get('content') or []): continue
             o = first(r['ordinal'] for r in reversed(s.raw) if r.get('type') == 'response_item'
                       and sent_item(as_dict(r.get('payload'))) == last)
             out.append((n, inp, codex_history(s, upto=o)))
@@ -462,7 +470,8 @@ _TOTAL_KEYS = ('input_tokens', 'cached_input_tokens', 'cache_write_input_tokens'
 def _last_total(lines):
     for r in reversed(lines):
         t, p = r.get('type'), as_dict(r.get('payload'))
-        if t == 'event_msg' and p.get('type') == 'token_count' and (u := as_dict(p.get('info')).get('total_token_usage')):
+        tc = t == 'event_msg' and p.get('type') == 'token_count'
+        if tc and (u := as_dict(p.get('info')).get('total_token_usage')):
             return {k: _int(u.get(k)) for k in _TOTAL_KEYS}
         if t == 'token_usage_record' and (u := as_dict(p.get('thread_token_usage'))):
             return {k: _int(u.get(k)) for k in _TOTAL_KEYS}

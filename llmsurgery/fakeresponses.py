@@ -1,4 +1,4 @@
-"""A fake OpenAI Responses API on loopback, a proxy that refuses everything else, and the real `codex` binary run against them
+"""A fake OpenAI Responses API on loopback, a proxy that refuses everything else, and the real `codex` run against them
 
 Docs: https://llmsurgery.github.io/llmsurgery/fakeresponses.html.md"""
 
@@ -54,7 +54,10 @@ def custom_call_item(name:str, # a free-form tool: 'apply_patch'
 # %% ../nbs/91b_fakeresponses.ipynb #75349030
 class api_error(dict):
     "A scripted turn that fails with HTTP `status`"
-    def __init__(self, status:int=500, message:str='scripted failure', times:int=1): super().__init__(status=status, message=message, times=times)
+    def __init__(self, status:int=500, # the HTTP status to answer with
+                 message:str='scripted failure', # the error's message
+                 times:int=1): # how many requests in a row fail so
+        super().__init__(status=status, message=message, times=times)
 
 def _sse(kind, **d): return f'event: {kind}\ndata: {json.dumps({"type":kind, **d})}\n\n'.encode()
 
@@ -79,7 +82,8 @@ class _Handler(BaseHTTPRequestHandler):
         try: req = json.loads(body)
         except ValueError: return self._send(400, b'{"error":"not json"}')
         status, out = self.server.api.answer(self.path, dict(self.headers), req)
-        if status != 200: return self._send(status, json.dumps({'error':{'message':out, 'type':'server_error'}}).encode())
+        err = {'error':{'message':out, 'type':'server_error'}}
+        if status != 200: return self._send(status, json.dumps(err).encode())
         self._send(200, b''.join(out), 'text/event-stream')
 
 # %% ../nbs/91b_fakeresponses.ipynb #32742362
@@ -137,7 +141,10 @@ def _next_turn(self:ResponsesAPI, req):
     return t
 
 @patch
-def answer(self:ResponsesAPI, path, headers, req):
+def answer(self:ResponsesAPI, path:str, # the request's path
+           headers:dict, # its headers
+           req:dict, # its body
+          ):
     "Log `req` and build its reply: `(200, SSE chunks)` or `(status, message)`"
     with self._lock:
         h = {k.lower():v for k,v in headers.items()}
@@ -234,7 +241,8 @@ _PATCH = '*** Begin Patch\n*** Add File: notes.txt\n+first line\n*** End Patch\n
 _SHELL = [[reasoning_item('Look at the folder first'), call_item('exec_command', {'cmd':'echo hi; ls -a'})],
           [call_item('exec_command', {'cmd':'cat missing.txt'})],
           [custom_call_item('apply_patch', _PATCH)],
-          [reasoning_item('All three done'), msg_item('Listed the folder, failed to read missing.txt, wrote notes.txt.')]]
+          [reasoning_item('All three done'),
+           msg_item('Listed the folder, failed to read missing.txt, wrote notes.txt.')]]
 
 def _ns(item, ns='multi_agent_v1'): return {**item, 'namespace':ns}
 
@@ -260,8 +268,10 @@ CODEX_SCENARIOS = {
                  (('resume', 0), 'Second prompt.', [[msg_item('Two.')]]),
                  (('resume', 0), 'Third prompt.', [[msg_item('Three.')]])], {'model_auto_compact_token_limit':3000}),
     'subagent': ('A subagent spawned with `spawn_agent` and waited for with `wait_agent`.',
-                 [('exec', 'Ask a helper to count.', [[_ns(call_item('spawn_agent', {'message':'Count to three.'}))],
-                   _wait_spawned, [msg_item('The helper counted: one, two, three.')]], [[msg_item('One, two, three.')]])]),
+                 [('exec', 'Ask a helper to count.',
+                   [[_ns(call_item('spawn_agent', {'message':'Count to three.'}))], _wait_spawned,
+                    [msg_item('The helper counted: one, two, three.')]],
+                   [[msg_item('One, two, three.')]])]),
     'error': ('A turn whose second request fails (HTTP 500) after a tool call; then a resume that succeeds.',
               [('exec', 'Count the files.', [[msg_item('Sure.')]]),
                (('resume', 0), 'Now list them.', [[call_item('exec_command', {'cmd':'ls'})], api_error(500)]),

@@ -25,11 +25,14 @@ from .files import atomic_write
 
 # %% ../nbs/12c_handoff.ipynb #f5ed82f1
 def _msg_item(role, text):
-    return {'type':'message', 'role':role, 'content':[{'type':'input_text' if role == 'user' else 'output_text', 'text':text}]}
+    kind = 'input_text' if role == 'user' else 'output_text'
+    return {'type':'message', 'role':role, 'content':[{'type':kind, 'text':text}]}
 
 def _call_item(b):
     name, inp = b.get('name'), as_dict(b.get('input'))
-    if name == 'Bash': name, inp = 'exec_command', {'cmd': inp.get('command'), **({'justification': d} if (d := inp.get('description')) else {})}
+    if name == 'Bash':  # Codex's own shell tool; Bash's description as the justification Codex's takes
+        why = {'justification': d} if (d := inp.get('description')) else {}
+        name, inp = 'exec_command', {'cmd': inp.get('command'), **why}
     return {'type':'function_call', 'name':name, 'arguments':json.dumps(inp, ensure_ascii=False), 'call_id':b.get('id')}
 
 def claude_items(s, # a Claude Code session, as `open_sess` takes it
@@ -42,7 +45,8 @@ def claude_items(s, # a Claude Code session, as `open_sess` takes it
             if t == 'text' and b.get('text'): items.append(_msg_item(m['role'], b['text']))
             elif t == 'tool_use': items.append(_call_item(b))
             elif t == 'tool_result':
-                items.append({'type':'function_call_output', 'call_id':b.get('tool_use_id'), 'output':result_txt(b.get('content'))})
+                out = result_txt(b.get('content'))
+                items.append({'type':'function_call_output', 'call_id':b.get('tool_use_id'), 'output':out})
             elif t in ('thinking', 'redacted_thinking'): dropped['thinking block (signed for Anthropic)'] += 1
             else: dropped[f'{t} block'] += 1
     return items, dropped
@@ -55,7 +59,8 @@ def uuid7(ms:int=None, # milliseconds since the epoch (default: now)
     "A UUIDv7, as Codex's ids are: time-ordered, its first 48 bits the time in milliseconds"
     ms = int(time.time() * 1000) if ms is None else ms
     r = int.from_bytes(os.urandom(10), 'big')
-    return str(uuid.UUID(int=(ms << 80) | (0x7 << 76) | (((r >> 62) & 0xfff) << 64) | (0b10 << 62) | (r & ((1 << 62) - 1))))
+    rand_a, rand_b = (r >> 62) & 0xfff, r & ((1 << 62) - 1)
+    return str(uuid.UUID(int=(ms << 80) | (0x7 << 76) | (rand_a << 64) | (0b10 << 62) | rand_b))
 
 def write_rollout(items:list, # Responses API items
                   cwd, # the directory the session belongs to
@@ -66,11 +71,12 @@ def write_rollout(items:list, # Responses API items
     "Write `items` as a new Codex session's rollout; returns its path"
     now = datetime.now(timezone.utc)
     sid, ts = uuid7(int(now.timestamp() * 1000)), now.strftime('%Y-%m-%dT%H:%M:%S.%f')[:-3] + 'Z'
-    m = {'session_id':sid, 'id':sid, 'timestamp':ts, 'cwd':str(cwd), 'originator':'llmsurgery',
-         'cli_version':CODEX_VERSION, 'source':'exec', 'thread_source':'user', 'model_provider':provider, **(meta or {})}
+    m = {'session_id':sid, 'id':sid, 'timestamp':ts, 'cwd':str(cwd), 'originator':'llmsurgery', 'source':'exec',
+         'cli_version':CODEX_VERSION, 'thread_source':'user', 'model_provider':provider, **(meta or {})}
     lines = [{'timestamp':ts, 'ordinal':0, 'type':'session_meta', 'payload':m}]
     lines += [{'timestamp':ts, 'ordinal':n, 'type':'response_item', 'payload':i} for n, i in enumerate(items, 1)]
-    p = Path(home or codex_dir())/'sessions'/now.strftime('%Y/%m/%d')/f"rollout-{now.strftime('%Y-%m-%dT%H-%M-%S')}-{sid}.jsonl"
+    name = f"rollout-{now.strftime('%Y-%m-%dT%H-%M-%S')}-{sid}.jsonl"
+    p = Path(home or codex_dir())/'sessions'/now.strftime('%Y/%m/%d')/name
     p.parent.mkdir(parents=True, exist_ok=True)
     return atomic_write(p, b''.join(json.dumps(l, ensure_ascii=False).encode() + b'\n' for l in lines))
 
@@ -82,12 +88,13 @@ def _use_block(it):
         try: inp = json.loads(a) if isinstance(a, str) else a
         except ValueError: inp = None
         inp = inp if isinstance(inp, dict) else {'arguments': a}
-    if name == 'exec_command': name, inp = 'Bash', {'command': inp.get('cmd'), **{k: v for k, v in inp.items() if k != 'cmd'}}
+    if name == 'exec_command':
+        name, inp = 'Bash', {'command': inp.get('cmd'), **{k: v for k, v in inp.items() if k != 'cmd'}}
     return {'type':'tool_use', 'id':it.get('call_id'), 'name':name, 'input':inp}
 
 def codex_msgs(s, # a Codex session, as `open_sess` takes it
               ) -> tuple:
-    "`(messages, dropped)`: Anthropic-style messages of Codex session `s`'s history, and a `Counter` of what was left out"
+    "`(messages, dropped)`: Anthropic messages of Codex session `s`'s history, and a `Counter` of what was left out"
     msgs, dropped = [], Counter()
     def add(role, b):
         if msgs and msgs[-1]['role'] == role: msgs[-1]['content'].append(b)
@@ -114,7 +121,9 @@ class Handoff(AttrDict):
     def notes(self) -> list:
         "What was left out, one line each"
         return [f'left out ({n}): {what}' for what, n in self.dropped.items()]
-    def __repr__(self): return f'Handoff(to {self.to}: {self.sid}, {self.n} items; ' + '; '.join(self.notes() or ['nothing left out']) + ')'
+    def __repr__(self):
+        notes = '; '.join(self.notes() or ['nothing left out'])
+        return f'Handoff(to {self.to}: {self.sid}, {self.n} items; {notes})'
 
 def handoff(s, # a session of either agent, as `open_sess` takes it
             to:str, # the agent to continue in: 'codex' or 'claude'

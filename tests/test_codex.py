@@ -19,7 +19,8 @@ def run(*argv):
 def both(tmp_path, monkeypatch):
     "A Claude Code config folder with the qa fixture, and a Codex home holding every Codex fixture's rollouts"
     shutil.copytree(fixture('qa')/'projects', tmp_path/'cfg'/'projects')
-    for n in fixture_names('codex'): shutil.copytree(fixture(n)/'sessions', tmp_path/'codex'/'sessions', dirs_exist_ok=True)
+    for n in fixture_names('codex'):
+        shutil.copytree(fixture(n)/'sessions', tmp_path/'codex'/'sessions', dirs_exist_ok=True)
     monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(tmp_path/'cfg'))
     monkeypatch.setenv('CODEX_HOME', str(tmp_path/'codex'))
     monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path/'cache'))
@@ -108,7 +109,8 @@ def test_live_resume_sends_what_we_rebuild(tmp_path):
         (p,) = rollouts(home)
         with codex_home_dir(home): before = codex_history(CodexSess(p))
         n = len(api.reqs)
-        r = run_codex(codex_cli(), ['exec', 'resume', rollout_id(p), 'Once more.'], home, tmp_path/'work', px, timeout=90)
+        again = ['exec', 'resume', rollout_id(p), 'Once more.']
+        r = run_codex(codex_cli(), again, home, tmp_path/'work', px, timeout=90)
         assert r.returncode == 0, r.stderr[-500:]
     sent = api.reqs[n]['body']['input']
     assert sent[1:len(before)] == before[1:] and sent[-1]['content'][0]['text'] == 'Once more.'
