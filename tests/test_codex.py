@@ -6,7 +6,7 @@ import pytest
 from llmsurgery.cli import main
 from llmsurgery.codex import *
 from llmsurgery.sess import open_sess
-from llmsurgery.core import NotFound
+from llmsurgery.core import NotFound, is_sid
 from llmsurgery.fixtures import fixture, fixture_meta, fixture_names, fixture_reqs
 from llmsurgery.cli_versions import codex_cli
 
@@ -115,3 +115,50 @@ def test_live_resume_sends_what_we_rebuild(tmp_path):
     sent = api.reqs[n]['body']['input']
     assert sent[1:len(before)] == before[1:] and sent[-1]['content'][0]['text'] == 'Once more.'
     assert px.hosts() <= {'github.com', 'api.github.com', 'chatgpt.com', 'ab.chatgpt.com'}
+
+def test_handoff_refuses_what_it_cannot_do(both):
+    sid = fixture_meta('codex-tools').sessions[0]
+    rc, _, err = run('handoff', sid, '--to', 'codex')
+    assert rc == 2 and 'codex session already' in err
+    rc, _, err = run('handoff', sid, '--to', 'gemini')
+    assert rc == 2
+
+def test_handoff_to_claude_says_what_stayed(both):
+    sid = fixture_meta('codex-tools').sessions[0]
+    rc, out, err = run('handoff', sid, '--to', 'claude', '--cwd', both)
+    new = out.strip()
+    assert rc == 0 and is_sid(new) and 'left out (2): reasoning item (encrypted for OpenAI)' in err
+    rc, out, _ = run('prompts', new)  # the new session is Claude Code's, in the project of --cwd
+    assert rc == 0 and 'Look around, read missing.txt' in out and 'What did notes.txt get?' in out
+    rc, out, _ = run('tools', new, '--json')
+    assert [c['name'] for c in json.loads(out)] == ['Bash', 'Bash', 'apply_patch']
+
+@pytest.mark.cli
+@pytest.mark.skipif(not codex_cli().is_file(), reason='no Codex CLI: tools/fetch-clis codex-0.171.0')
+def test_handoff_to_codex_resumes_in_codex(tmp_path):
+    "A Claude Code session handed over: the real Codex resumes it and sends our items after its base instructions"
+    from llmsurgery.fakeresponses import ResponsesAPI, RefusingProxy, codex_home, run_codex, msg_item
+    from llmsurgery.handoff import handoff, claude_items
+    from llmsurgery.fixtures import fixture_sess
+    with ResponsesAPI([[msg_item('Carrying on.')]], timeout=120) as api, RefusingProxy(timeout=120) as px:
+        home = codex_home(tmp_path/'home', api)
+        h = handoff(fixture_sess('tools'), 'codex', cwd=tmp_path/'work', provider='fake', home=home)
+        r = run_codex(codex_cli(), ['exec', 'resume', h.sid, 'Go on.'], home, tmp_path/'work', px, timeout=90)
+    assert (r.returncode, r.stdout.strip()) == (0, 'Carrying on.'), r.stderr[-500:]
+    items, _ = claude_items(fixture_sess('tools'))
+    sent = api.reqs[0]['body']['input']
+    assert sent[1:1 + len(items)] == items and sent[-1]['content'][0]['text'] == 'Go on.'
+
+@pytest.mark.cli
+def test_handoff_to_claude_resumes_in_claude(tmp_path, monkeypatch):
+    "A Codex session handed over: the real Claude Code resumes it and sends the conversation we wrote"
+    from llmsurgery.handoff import handoff, codex_msgs
+    from llmsurgery.resume import resume_check
+    from llmsurgery.sent import sent_msgs
+    from llmsurgery.fixtures import fixture_sess
+    monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(tmp_path/'cfg'))
+    (tmp_path/'work').mkdir()
+    h = handoff(fixture_sess('codex-tools'), 'claude', cwd=tmp_path/'work')
+    res = resume_check(path=h.path)
+    def brief(ms): return [[b.get('text') or b.get('name') or b.get('tool_use_id') for b in m['content']] for m in ms]
+    assert brief(sent_msgs(res.conv)) == brief(codex_msgs(fixture_sess('codex-tools'))[0])
