@@ -152,6 +152,7 @@ def sess_search(pat, # a regex (`(?i)` for any case)
     "Records of one session whose readable text matches regex `pat`"
     if isinstance(sid, (list, tuple, L)): recs = sid
     if recs is None: path = Path(path) if path else sess_file(sid, cwd)
+    if recs is None and (o := sess_of(path)).source != 'claude': recs = o.recs  # a Codex rollout, as records
     return _search_file(user_re(pat), path, None if recs is None else L(recs), maxlen, role, tool, since, until)
 
 # %% ../nbs/10_search.ipynb #03a11c37
