@@ -99,6 +99,7 @@ def _fastllm_prices(name):
     "fastllm's offline prices for model `name`, its other metadata left out (empty when it does not know the name)"
     if 'claude' in name and (mp := price_table()):  # fastllm's own answer, without importing `fastllm.types`
         info = mp.get(name if name in mp else f'anthropic/{name}', {})
+    elif name in (mp := price_table()): info = mp[name]  # a model the table names (`gpt-5.5`): the same, without it
     else:  # models fastllm may register prices of its own for
         from fastllm.types import get_model_info  # imported here: it reads its price table ~28 times at import
         info = dict(get_model_info(name))
