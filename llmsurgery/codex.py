@@ -8,7 +8,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/codex.html.md"""
 __all__ = ['SOURCE', 'codex_dir', 'codex_home_dir', 'rollout_id', 'rollouts', 'rollout_head', 'codex_meta_text', 'item_text',
            'output_exit', 'item_blocks', 'claude_usage', 'response_of', 'rec_uuid', 'codex_recs', 'CodexSess',
            'codex_home_of', 'find_rollout', 'codex_info', 'Codex', 'sent_item', 'history_items', 'base_item',
-           'codex_history', 'codex_oracle', 'codex_totals', 'fmt_history']
+           'codex_history', 'codex_oracle', 'codex_totals', 'fmt_history', 'usage_pairs']
 
 # %% ../nbs/04b_codex.ipynb #fb8983f0
 import os, re, json, uuid, functools
@@ -498,3 +498,22 @@ def fmt_history(items:list, # input items, as `codex_history` gives them
                else as_str(it.get('arguments') or it.get('input') or it.get('output')))
         out.append(f"{n:>4}  {t:<22} {who:<14} {' '.join(txt.split())[:mx]}")
     return '\n'.join(out)
+
+# %% ../nbs/04b_codex.ipynb #ebfc6233
+_USAGE_LINE, _CTX_LINE = b'"type":"token_usage_record"', b'"type":"turn_context"'
+
+def usage_pairs(path, # a rollout
+               ) -> list:
+    "`(index, record)` of the slim assistant records holding each response's usage, as `sess_usage` reads them"
+    out, model, sid = [], None, None
+    with open_transcript(path) as f:
+        for i, line in enumerate(f):
+            if _USAGE_LINE not in line and _CTX_LINE not in line: continue
+            if (r := parse_rec(line)) is None: continue
+            p = as_dict(r.get('payload'))
+            if r.get('type') == 'turn_context': model = p.get('model') or model
+            elif r.get('type') == 'token_usage_record' and isinstance(u := p.get('usage'), dict):
+                sid = sid or p.get('session_id')
+                out.append((i, Rec(type='assistant', timestamp=r.get('timestamp'), sessionId=p.get('session_id'),
+                                   message={'id': p.get('response_id'), 'model': model, 'usage': claude_usage(u)})))
+    return out if out else [(i, r) for i, r in enumerate(CodexSess(path).recs) if r.get('type') == 'assistant']

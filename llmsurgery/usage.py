@@ -29,6 +29,7 @@ from .show import *
 from .sess import *
 from .scan import *
 from .view import *
+from .codex import usage_pairs
 
 # %% ../nbs/10a_usage.ipynb #74bd6c61
 USAGE_TOKENS = dict(input='input_tokens', output='output_tokens', cache_write='cache_creation_input_tokens',
@@ -289,8 +290,8 @@ _USAGE_NEEDLE = Needle.raw(b'"usage"', rb'"usage"\s*:\s*\{')
 def _usage_parts(project, since, until, progress):
     "`((timestamp, project, session, model, warmup), model, 1, usage, cost, source)` per API message, once"
     seen = set()
-    def read(p, a):  # a Codex rollout is read as records (`sess_of`); a transcript, its lines that hold a usage
-        if (s := sess_of(p)).source != 'claude': return list(enumerate(s.recs))
+    def read(p, a):  # a Codex rollout: its usage lines (*Codex sessions*); a transcript: its lines that hold a usage
+        if sess_of(p).source == 'codex': return usage_pairs(p)
         return list(scan_recs(p, [_USAGE_NEEDLE], index=False))
     for t, aid, pairs in scan_transcripts(read, project, since, progress, warmups=True):
         for r, model, u in usage_msgs(pairs, seen):
