@@ -229,14 +229,17 @@ def find_sess(pat, # a regex (`(?i)` for any case)
     if src is None: src = _scanned(rx, project, since, agents, progress)
     for s, aid, p, cands in src:
         hs = None
-        with skipping(p): hs = _search_file(rx, p, None, maxlen, role, tool, since, until, cands=cands)
+        cx = s.source == 'codex'  # a Codex rollout: searched as the records it reads as
+        with skipping(p):
+            recs = sess_of(p).recs if cx else None
+            hs = _search_file(rx, p, recs, maxlen, role, tool, since, until, cands=None if cx else cands)
         if not hs: continue
         for h in hs: h.agent = aid or h.agent
         m = res[-1] if res and res[-1].sid == s.sid else None
         if m is None:
             if limit and len(res) >= limit: break
             if (label := labels.label(s.path) if labels is not None else None) is None:
-                label = info.label if (info := sess_info(s.path)) else ''
+                label = s.label if cx else info.label if (info := sess_info(s.path)) else ''
             m = SessMatch(sid=s.sid, project=s.project, path=s.path, mtime=s.active, label=label,
                           hits=SessHits(path=s.path, pat=rx.pattern), agent_hits={})
             res.append(m)
