@@ -86,7 +86,8 @@ def main():
     rows = [('ls', ll + ['ls', '--json'], ['codex', 'session', '--json', '--offline']),
             ('usage by session', ll + ['usage', '--by', 'session', '--no-index', '--json'],
              ['codex', 'session', '--json', '--offline']),
-            ('usage by day', ll + ['usage', '--by', 'day', '--no-index', '--json'], ['codex', 'daily', '--json', '--offline']),
+            ('usage by day', ll + ['usage', '--by', 'day', '--no-index', '--json'],
+             ['codex', 'daily', '--json', '--offline']),
             ('find', ll + ['find', PHRASE, '--no-index'], None)]
     outs = {}
     for what, ours, theirs in rows:
@@ -96,7 +97,8 @@ def main():
         ratio = f'{t1 / t2:.2f}x ccusage ({t2:.2f} s)' if t2 else '(no ccusage counterpart)'
         print(f'{what:<18} llmsurgery {t1:6.2f} s   {ratio}')
     o1, o2 = outs['usage by session']
-    ours = [r for r in json.loads(o1) if r.get('session') and (r.get('project') or '').startswith('-tmp-llmsurgery-rec-codex')]
+    codex = lambda r: r.get('session') and (r.get('project') or '').startswith('-tmp-llmsurgery-rec-codex')
+    ours = [r for r in json.loads(o1) if codex(r)]
     print(f"Codex by llmsurgery: {len(ours)} sessions, {sum(r['input'] + r['cache_read'] for r in ours):,} input tokens, "
           f"${sum(r['cost'] or 0 for r in ours):.4f}")
     if o2:

@@ -19,7 +19,7 @@ __all__ = ['TOKENS_IN_OUT', 'find_failures', 'sess_prompts', 'sess_replies', 'To
            'find_edits', 'find_commands', 'find_errors', 'find_result']
 
 # %% ../nbs/11_forensics.ipynb #edd577b9
-import re, json, math, warnings, functools, importlib.util
+import re, json, itertools, math, warnings, functools, importlib.util
 from datetime import timezone
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -493,7 +493,8 @@ def find_calls(want, # `want(call)`: keep this call?
               ) -> Rows:
     "Calls in all sessions for which `want(call)` holds, newest first, found by `needles` (or by `index` and `where`)"
     src = index.calls(project, since, progress, **where) if index is not None else None  # None: the index cannot
-    if src is None: src = scan_transcripts(lambda p, a: file_calls(p, needles, a), project, since, progress)
+    scan = lambda **kw: scan_transcripts(lambda p, a: file_calls(p, needles, a), project, since, **kw)
+    src = scan(progress=progress) if src is None else itertools.chain(src, scan(source='codex'))  # the index: Claude's
     out = []
     for t, aid, calls in src:
         for c in calls:

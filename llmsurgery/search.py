@@ -15,7 +15,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/search.html.md"""
 __all__ = ['MAX_SESSIONS', 'rec_fields', 'Hit', 'rec_hit', 'SessHits', 'sess_search', 'SessMatch', 'Matches', 'find_sess']
 
 # %% ../nbs/10_search.ipynb #fe498bd4
-import re
+import re, itertools
 from datetime import datetime
 from pathlib import Path
 from fastcore.basics import AttrDict, first, patch, listify
@@ -203,9 +203,9 @@ class Matches(L):
     def _repr_markdown_(self): return '\n\n'.join(m._repr_markdown_() for m in self) if self else 'no match'
 
 # %% ../nbs/10_search.ipynb #407d8048
-def _scanned(rx, project, since, agents, progress):
-    "`(sess, agent id, path, None)` for each transcript whose raw bytes may hold a match of `rx`"
-    files = list(transcripts(project, since, agents))
+def _scanned(rx, project, since, agents, progress, source=None):
+    "`(sess, agent id, path, None)` for each transcript (of `source`'s sessions) whose bytes may hold a match of `rx`"
+    files = list(transcripts(project, since, agents, source=source))
     nds = needles_of(rx)
     found = holding([p for _, _, p in files], nds, progress) if nds is not None else [True]*len(files)
     return ((s, aid, p, None) for (s, aid, p), ok in zip(files, found) if ok)
@@ -227,6 +227,7 @@ def find_sess(pat, # a regex (`(?i)` for any case)
     src = index.search_files(rx, project, since, agents, progress) if index is not None else None
     labels = index if src is not None else None  # the index keeps each session's label: no need to read its head
     if src is None: src = _scanned(rx, project, since, agents, progress)
+    else: src = itertools.chain(src, _scanned(rx, project, since, agents, None, 'codex'))  # the index: Claude Code's
     for s, aid, p, cands in src:
         hs = None
         cx = s.source == 'codex'  # a Codex rollout: searched as the records it reads as

@@ -846,9 +846,11 @@ def proj_dirs(project=None, # only projects whose folder name holds this, or the
 # %% ../nbs/04_sess.ipynb #eaf9f0a2
 def sess_tree(project=None, # only projects whose folder name holds this, or the project of this directory
               agents:bool=True, # find each session's subagents too
+              source:str=None, # only the sessions of this source: 'claude' or 'codex' (default: all)
              ) -> L:
     "Every session as a `Sess` with its `agents`, newest activity first"
-    return L(sorted((s for src in sources() for s in src.tree(project, agents)), key=lambda s: s.active, reverse=True))
+    ss = (s for src in sources() if source in (None, src.name) for s in src.tree(project, agents))
+    return L(sorted(ss, key=lambda s: s.active, reverse=True))
 
 # %% ../nbs/04_sess.ipynb #287ca40b
 def written_since(mtime:float, # a file's modification time, in seconds since the epoch
@@ -864,9 +866,10 @@ def transcripts(project=None, # only projects whose folder name holds this, or t
                 agents:bool=True, # subagents' transcripts too
                 progress=None, # called as `progress(done, total)` while the files are visited
                 warmups:bool=False, # older CLIs' Warmup agent files too (with `agents`)
+                source:str=None, # only the sessions of this source: 'claude' or 'codex' (default: all)
                ):
     "Yield `(sess, agent_id, path)` for every transcript of the archive: sessions' (agent id None) and subagents'"
-    files = [(s, a, p) for s in sess_tree(project, agents)
+    files = [(s, a, p) for s in sess_tree(project, agents, source)
              for a, p in [(None, s.path), *s.agents.items(), *(s.warmups.items() if warmups else ())]]
     for k, (s, a, p) in enumerate(files):
         if progress: progress(k, len(files))
@@ -878,7 +881,7 @@ def scan_transcripts(read, # `read(path, agent id)`: what to get of each transcr
                      project=None, # only projects whose folder name holds this, or the project of this directory
                      since=None, # skip files last written before this time (see `ts_bound`)
                      progress=None, # called as `progress(done, total)` while the files are visited
-                     **kw, # as `transcripts` takes them: `agents`, `warmups`
+                     **kw, # as `transcripts` takes them: `agents`, `warmups`, `source`
                     ):
     "`(sess, agent id, read(path, agent id))` for every transcript; one that cannot be read gives `[]`, with a warning"
     for t, aid, p in transcripts(project, since, progress=progress, **kw):
