@@ -99,8 +99,8 @@ def main():
     o1, o2 = outs['usage by session']
     codex = lambda r: r.get('session') and (r.get('project') or '').startswith('-tmp-llmsurgery-rec-codex')
     ours = [r for r in json.loads(o1) if codex(r)]
-    print(f"Codex by llmsurgery: {len(ours)} sessions, {sum(r['input'] + r['cache_read'] for r in ours):,} input tokens, "
-          f"${sum(r['cost'] or 0 for r in ours):.4f}")
+    toks, cost = sum(r['input'] + r['cache_read'] for r in ours), sum(r['cost'] or 0 for r in ours)
+    print(f"Codex by llmsurgery: {len(ours)} sessions, {toks:,} input tokens, ${cost:.4f}")
     if o2:
         t = json.loads(o2)['totals']
         print(f"Codex by ccusage:    {len(json.loads(o2)['sessions'])} sessions, {t['inputTokens']:,} input tokens, "
