@@ -162,3 +162,35 @@ def test_handoff_to_claude_resumes_in_claude(tmp_path, monkeypatch):
     res = resume_check(path=h.path)
     def brief(ms): return [[b.get('text') or b.get('name') or b.get('tool_use_id') for b in m['content']] for m in ms]
     assert brief(sent_msgs(res.conv)) == brief(codex_msgs(fixture_sess('codex-tools'))[0])
+
+def test_files_commands_and_finders_on_codex(both):
+    sid = fixture_meta('codex-tools').sessions[0]
+    rc, out, _ = run('files', sid, '--json')
+    assert [(f['path'].rsplit('/', 1)[-1], f['written']) for f in json.loads(out)] == [('notes.txt', 1)]
+    rc, out, _ = run('commands', sid, '--json')
+    assert [(c['command'], c['exit']) for c in json.loads(out)] == [('echo hi; ls -a', 0), ('cat missing.txt', 1)]
+    rc, out, _ = run('commands', '--grep', 'cat missing', '--no-index', '--json')
+    assert [c['sid'] for c in json.loads(out)] == [sid]
+    rc, out, _ = run('files', '--edited', 'notes.txt', '--no-index', '--json')
+    assert sid in [c['sid'] for c in json.loads(out)]
+    rc, out, _ = run('find', 'read missing.txt', '--no-index')
+    assert rc == 0 and sid in out
+    rc, out, _ = run('grep', 'missing', sid)
+    assert rc == 0 and 'cat missing.txt' in out
+
+def test_with_an_index_codex_sessions_are_still_found(both):
+    "The index holds Claude Code's sessions; find, usage and the call finders add Codex's by scan"
+    assert run('index')[0] == 0
+    sid = fixture_meta('codex-tools').sessions[0]
+    rc, out, _ = run('find', 'read missing.txt')
+    assert rc == 0 and sid in out
+    rc, out, _ = run('usage', '--by', 'session', '--json')
+    assert sid in {r['session'] for r in json.loads(out)}
+    rc, out, _ = run('errors', '--all', '--json')
+    assert sid in {c['sid'] for c in json.loads(out)}
+
+def test_resume_preview_of_a_codex_session(both):
+    sid = fixture_meta('codex-compact').sessions[0]
+    rc, out, _ = run('resume-preview', sid, '--json')
+    assert rc == 0 and json.loads(out) == codex_history(open_sess(sid))
+    assert 'Another language model started' in out  # the compaction's replacement history, not the turns it replaced
