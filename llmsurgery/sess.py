@@ -571,7 +571,8 @@ def agent_sess(aid:str, # a subagent's id (as `agents` prints it), or a unique s
     s = open_sess(s, cwd)
     aid = str(aid).removeprefix('agent-')
     ids = [a for a in s.agents if a.startswith(aid)]
-    if aid in s.agents or len(ids) == 1: return Sess(s.agents[aid if aid in s.agents else ids[0]], skip_bad=s.skip_bad)
+    if aid in s.agents or len(ids) == 1:  # read as its session is: a Codex subagent's rollout as a `CodexSess`
+        return type(s)(s.agents[aid if aid in s.agents else ids[0]], skip_bad=s.skip_bad)
     side = s.recs.filter(lambda r: r.get('isSidechain') and str(r.get('agentId') or '').startswith(aid))
     if not ids and len(found := set(side.attrgot('agentId'))) == 1: return Sess(recs=side)
     if ids := ids or sorted(found):

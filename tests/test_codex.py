@@ -194,3 +194,11 @@ def test_resume_preview_of_a_codex_session(both):
     rc, out, _ = run('resume-preview', sid, '--json')
     assert rc == 0 and json.loads(out) == codex_history(open_sess(sid))
     assert 'Another language model started' in out  # the compaction's replacement history, not the turns it replaced
+
+def test_a_codex_subagent_by_its_id(both):
+    sid = fixture_meta('codex-subagent').sessions[0]
+    (aid,) = open_sess(sid).agents
+    rc, out, _ = run('agents', sid)
+    assert rc == 0 and aid in out and 'One, two, three.' in out
+    rc, out, _ = run('show', sid, '--agent', aid[:18])
+    assert rc == 0 and 'Count to three.' in out and 'One, two, three.' in out
