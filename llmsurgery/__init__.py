@@ -11,6 +11,7 @@ Claude Code CLI, run offline against a fake API, never guessed.
 From a shell (or from inside a Claude Code session, which can read its own transcript this way):
 
 ```sh
+. .venv/bin/activate               # once per shell: llmsurgery on PATH (tools/run made .venv)
 llmsurgery ls                      # every project and session, newest first
 llmsurgery show .                  # the current project's newest session, as `claude --resume` sees it
 llmsurgery find 'zebra crossing'   # which sessions said it, across every project, subagents included
