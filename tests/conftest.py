@@ -1,5 +1,5 @@
 "Fixtures shared by the tests: a generated archive in the real format; a check that each test has the markers it needs"
-import os, sys, subprocess
+import os, sys, shutil, subprocess, tempfile
 from pathlib import Path
 import pytest
 sys.path.insert(0, str(Path(__file__).parent.parent/'bench'))
@@ -32,3 +32,26 @@ def _needs_its_marker(request, monkeypatch):
             pytest.fail('runs Chromium: mark it @pytest.mark.browser')
         return start(self, args, executable, *a, **kw)
     monkeypatch.setattr(subprocess.Popen, '_execute_child', checked)
+
+@pytest.fixture(scope='session', autouse=True)
+def _tmpdir_left_as_found():
+    """The run's temporary files go in a folder of its own inside `$TMPDIR`, removed at the end, so `$TMPDIR` is left
+    as it was found; anything a test or fixture left there, outside pytest's own `tmp_path` folders, fails the run"""
+    mine = tempfile.mkdtemp(prefix='llmsurgery-tests-')
+    old = os.environ.get('TMPDIR')
+    os.environ['TMPDIR'], tempfile.tempdir = mine, mine
+    yield mine
+    tempfile.tempdir = None
+    if old is None: os.environ.pop('TMPDIR', None)
+    else: os.environ['TMPDIR'] = old
+    left = sorted(n for n in os.listdir(mine) if not n.startswith('pytest-of-'))
+    shutil.rmtree(mine, ignore_errors=True)
+    if left: pytest.fail(f'the tests left {len(left)} files or folders in $TMPDIR: {", ".join(left[:8])}')
+
+@pytest.fixture(autouse=True)
+def _tmpdir_of_the_test(tmp_path, monkeypatch):
+    "A test's own temporary files (its `mkdtemp`s, its subprocesses' and kernels') go in its `tmp_path`"
+    d = tmp_path/'tmp'
+    d.mkdir()
+    monkeypatch.setenv('TMPDIR', str(d))
+    monkeypatch.setattr(tempfile, 'tempdir', str(d))
