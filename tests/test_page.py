@@ -145,7 +145,8 @@ def test_html_command_writes_one_self_contained_page(arc, capsys, tmp_path):
     assert (rc, so.strip(), se) == (0, str(out), '')
     page = out.read_text()
     assert not re.search(r'''(?:src|href)\s*=\s*["']?(?!data:)[a-z]+:''', page, re.I)  # nothing fetched or linked
-    assert '<script' not in page and 'Content-Security-Policy' in page
+    from llmsurgery.page import PAGE_JS, CSP
+    assert re.findall(r'<script[^>]*>(.*?)</script>', page, re.S) == [PAGE_JS] and f'content="{CSP}"' in page
     assert page.count('<details class="lls-call') == 4 and 'Use an agent to list the files here.' in page
     assert run(capsys, 'html', sid[:8], '-o', out)[0] == 0  # its own page: replaced
     out.write_text('edited')
@@ -246,7 +247,9 @@ def test_a_large_session_has_bounded_reprs(tmp_path, monkeypatch):
     for k, o in answers(sid).items():
         for mime, text in reprs(o).items():
             assert len(text) < (LIMIT if mime == 'text/html' else 60_000), (k, mime, len(text))
-    assert len(sess_page(sid)) < 2_500_000
+    assert len(sess_page(sid)) < 4_500_000  # the conversation's 2,000,000 characters, and the full texts' 2,000,000
+    h = sess_thread(load_sess(sid))._repr_html_()  # issue 33: 251,609 characters before
+    assert 150_000 < len(h) <= 200_000 and re.search(r'… [\d,]+ more messages not shown \([\d,]+ records\)', h), len(h)
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Attacks on the page's size: fields that are short in every real session made huge, and many subagents
