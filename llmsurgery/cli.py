@@ -18,7 +18,8 @@ Docs: https://llmsurgery.github.io/llmsurgery/cli.html.md"""
 __all__ = ['fmt_ls', 'cmd_ls', 'cmd_show', 'cmd_find', 'cmd_grep', 'cmd_prompts', 'cmd_replies', 'cmd_result', 'cmd_agents',
            'cmd_stats', 'cmd_tools', 'cmd_errors', 'cmd_files', 'cmd_commands', 'cmd_usage', 'cmd_index', 'cmd_export',
            'cmd_resume_check', 'cmd_resume_preview', 'cmd_drift', 'cmd_sess2nb', 'cmd_nb2sess', 'cmd_skill',
-           'cmd_redact', 'cmd_html', 'cmd_rename', 'cmd_tag', 'cmd_delete', 'cmd_restore', 'cmd_fork', 'cmd_move']
+           'cmd_redact', 'cmd_html', 'cmd_md', 'cmd_rename', 'cmd_tag', 'cmd_delete', 'cmd_restore', 'cmd_fork',
+           'cmd_move']
 
 # %% ../nbs/19_cli.ipynb #a7c99ac9
 import os, sys, re, io, json, argparse, time, shutil
@@ -402,7 +403,11 @@ def cmd_redact(a, # the parsed command line (`cli_parser`)
 
 # %% ../nbs/19_cli.ipynb #260018f3
 @cli_command('html', SESS_ARG,
-             opt('-o', '--output', metavar='FILE', help='the page (default: SESSION_ID.html)'),
+             opt('-o', '--output', metavar='FILE', help='the page (default: SESSION_ID.html); with --all, the folder '
+                 '(default: llmsurgery-html)'),
+             opt('--all', action='store_true', help='every session: a page each and DIR/index.html listing them; '
+                 'only changed sessions are written again'),
+             opt('--project', metavar='DIR', help='with --all, only the sessions of the project in DIR'),
              opt('--redact', action='store_true', help='replace secrets with placeholders first (see `redact`)'),
              opt('--mx', type=int, default=5000, help='cut strings at this many characters (0: never)'),
              opt('--force', action='store_true', help='replace FILE whatever it holds (else only a page llmsurgery '
@@ -410,9 +415,27 @@ def cmd_redact(a, # the parsed command line (`cli_parser`)
 def cmd_html(a, # the parsed command line (`cli_parser`)
             ):
     "Write a session as one self-contained HTML page: stats, then the conversation, tool calls and subagents folded"
-    from llmsurgery.page import write_page
+    from llmsurgery.page import write_page, write_site
+    if a.all:
+        if a.session != '.': raise UsageError('--all writes every session: name none')
+        r = write_site(a.output or 'llmsurgery-html', a.project, redact=a.redact, mx=a.mx or None, force=a.force,
+                       progress=progress())
+        if a.json: return emit(dict(index=str(r.index), sessions=r.sessions, written=r.written), as_json=True)
+        print(f'{r.index}: {r.sessions:,} sessions, {r.written:,} pages written, {r.unchanged:,} unchanged')
+        return 0
+    if a.project: raise UsageError('--project goes with --all')
     p = write_page(a.session, a.output, redact=a.redact, mx=a.mx or None, force=a.force)
     print(json.dumps({'page': str(p)}) if a.json else p)
+    return 0
+
+@cli_command('md', SESS_ARG, opt('--mx', type=int, default=5000, help='cut strings at this many characters (0: never)'))
+def cmd_md(a, # the parsed command line (`cli_parser`)
+          ):
+    "Print a session as Markdown: prompts and replies as text, tool calls with their input and result fenced"
+    from llmsurgery.page import sess_md
+    md = sess_md(a.session, mx=a.mx or None)
+    if a.json: return emit(dict(markdown=md), as_json=True)
+    print(md, end='')
     return 0
 
 # %% ../nbs/19_cli.ipynb #56bf3dee
