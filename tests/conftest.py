@@ -34,12 +34,13 @@ def _needs_its_marker(request, monkeypatch):
     monkeypatch.setattr(subprocess.Popen, '_execute_child', checked)
 
 @pytest.fixture(scope='session', autouse=True)
-def _tmpdir_left_as_found():
+def _tmpdir_left_as_found(tmp_path_factory):
     """The run's temporary files go in a folder of its own inside `$TMPDIR`, removed at the end, so `$TMPDIR` is left
     as it was found; anything a test or fixture left there, outside pytest's own `tmp_path` folders, fails the run"""
     mine = tempfile.mkdtemp(prefix='llmsurgery-tests-')
     old = os.environ.get('TMPDIR')
     os.environ['TMPDIR'], tempfile.tempdir = mine, mine
+    tmp_path_factory.getbasetemp()  # pytest's own folders: here (unless xdist chose them), made once, now
     yield mine
     tempfile.tempdir = None
     if old is None: os.environ.pop('TMPDIR', None)
@@ -49,9 +50,11 @@ def _tmpdir_left_as_found():
     if left: pytest.fail(f'the tests left {len(left)} files or folders in $TMPDIR: {", ".join(left[:8])}')
 
 @pytest.fixture(autouse=True)
-def _tmpdir_of_the_test(tmp_path, monkeypatch):
-    "A test's own temporary files (its `mkdtemp`s, its subprocesses' and kernels') go in its `tmp_path`"
-    d = tmp_path/'tmp'
-    d.mkdir()
-    monkeypatch.setenv('TMPDIR', str(d))
-    monkeypatch.setattr(tempfile, 'tempdir', str(d))
+def _tmpdir_of_the_test(_tmpdir_left_as_found, monkeypatch):
+    """A test's own temporary files (its `mkdtemp`s, its subprocesses', kernels' and browsers') go in a folder of its
+    own, removed after it; its path is short, as a browser's socket path must be"""
+    d = tempfile.mkdtemp(prefix='t', dir=_tmpdir_left_as_found)
+    monkeypatch.setenv('TMPDIR', d)
+    monkeypatch.setattr(tempfile, 'tempdir', d)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
