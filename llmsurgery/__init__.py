@@ -24,6 +24,7 @@ llmsurgery resume-preview .        # what resume would send and lose, without ru
 llmsurgery drift                   # record types and fields llmsurgery does not know yet, by version
 llmsurgery sess2nb . -o chat.ipynb # the conversation as a notebook dialog; nb2sess writes one back
 llmsurgery redact . -o share/      # a copy with keys, tokens and passwords replaced; --check gates a share
+llmsurgery html --all -o site/     # every session as a page, site/index.html listing them (again: only what changed)
 ```
 
 A session is named by id, unique id prefix, title, path, or `.`; `--json` gives data for programs and agents; the

@@ -19,10 +19,10 @@ def fresh(tmp_path, cfg=None) -> dict:
     else: (home/'.claude').mkdir(parents=True)
     return dict(PATH='/usr/local/bin:/usr/bin:/bin', HOME=str(home), TMPDIR=os.environ['TMPDIR'], LANG='C.UTF-8')
 
-def paste(lines, env) -> tuple:
-    "Paste `lines` into one bash in the checkout, as a person would: each line's exit status, and what it printed"
+def paste(lines, env, cwd=ROOT) -> tuple:
+    "Paste `lines` into one bash in `cwd`, as a person would: each line's exit status, and what it printed"
     script = ''.join(f'{l}\necho "@@status $?"\n' for l in lines)
-    p = subprocess.run(['bash', '--norc', '--noprofile'], input=script, cwd=ROOT, env=env, capture_output=True,
+    p = subprocess.run(['bash', '--norc', '--noprofile'], input=script, cwd=cwd, env=env, capture_output=True,
                        text=True, timeout=600)
     return [int(s) for s in re.findall(r'^@@status (\d+)$', p.stdout, re.M)], p.stdout + p.stderr
 
@@ -33,14 +33,20 @@ def commands(block) -> list:
 def test_every_shell_example_runs_a_command_that_exists(tmp_path):
     blocks = sh_blocks()
     assert len(blocks) >= 2 and any('llmsurgery ls' in b for b in blocks)
-    lines = [l for b in blocks for l in commands(b)]
-    assert lines[0].startswith('tools/run') and any(l.startswith('. .venv/bin/activate') for l in lines)
-    status, out = paste(lines, fresh(tmp_path, 'tools'))
+    setup, shell = commands(blocks[0]), [l for b in blocks[1:] for l in commands(b)]
+    assert setup[0].startswith('tools/run') and shell[0].startswith('. .venv/bin/activate')
+    env = fresh(tmp_path, 'tools')
+    status, out = paste(setup, env)
+    assert status == [0] * len(setup) and 'sessions in' in out, out[-2000:]
+    # the examples write where they run (a notebook, a redacted copy, a site): a folder beside the checkout's .venv
+    (here := tmp_path/'here').mkdir()
+    (here/'.venv').symlink_to(ROOT/'.venv')
+    status, out = paste(shell, env, here)
     assert 'command not found' not in out and not re.search(r'^bash: ', out, re.M), out[-2000:]
-    assert len(status) == len(lines) and set(status) <= {0, 1}, list(zip(lines, status))
-    ls = next(i for i, l in enumerate(lines) if l.split('#')[0].split() == ['llmsurgery', 'ls'])
-    assert status[0] == status[ls] == 0 and 'sessions in' in out
-    assert not (ROOT/'chat.ipynb').exists() and not (ROOT/'share').exists()  # `.` here names no session
+    assert len(status) == len(shell) and set(status) <= {0, 1}, list(zip(shell, status))
+    ls = next(i for i, l in enumerate(shell) if l.split('#')[0].split() == ['llmsurgery', 'ls'])
+    assert status[ls] == 0 and 'sessions in' in out
+    if any('html --all -o site/' in l for l in shell): assert (here/'site'/'index.html').is_file()
 
 def test_the_tip_tools_run_prints_runs(tmp_path):
     "On a machine without sessions `tools/run` shows the sample, and the command its last line gives runs"
