@@ -249,13 +249,14 @@ def write_site(dest, # the folder: `index.html`, and a page per session in a fol
         else:
             html, st = _page(s, redact, mx)
             (dest/s.project).mkdir(exist_ok=True)
-            write_own(check_inside(dest/page, dest), html.encode(), force)
+            os.chmod(write_own(check_inside(dest/page, dest), html.encode(), force), 0o644)  # made to be shared
             rows[s.sid] = dict(sid=s.sid, key=key, page=page, project=s.project, cwd=s.cwd, last=s.last_active,
                                title=' '.join(str(s.label or '').split()), size=s.size,
                                size_text=f'{s.size/1e3:,.1f} KB', cost=dict(st.lines()).get('cost'))
             made += 1
         if progress: progress(k + 1, len(ss))
     index = write_own(dest/'index.html', _index_html(rows, 'Claude Code sessions').encode(), force)
+    os.chmod(index, 0o644)
     state = dict(version=__version__, redact=redact, sessions=rows)
     write_own(dest/_SITE, json.dumps(state, ensure_ascii=False).encode(), force)
     return AttrDict(index=index, sessions=len(rows), written=made, unchanged=len(rows) - made)
