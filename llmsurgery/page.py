@@ -221,8 +221,9 @@ def _index_html(rows, title):
     for proj, rs in by.items():
         trs = ''.join(f'<tr><td>{html_esc(fmt_mtime(r["last"]) if r["last"] else "")}</td>'
                       f'<td><a href="{html_esc(r["page"])}">{html_cut(r["title"] or r["sid"], 200)}</a></td>'
-                      f'<td class="lls-n">{html_esc(r["size_text"])}</td><td class="lls-n">{html_esc(r["cost"] or "")}'
-                      '</td></tr>' for r in rs)
+                      f'<td class="lls-n">{html_esc(r["size_text"])}</td>'
+                      f'<td class="lls-n" title="{html_esc(r["cost"] or "")}">'
+                      f'{html_esc((r["cost"] or "").split(" (")[0])}</td></tr>' for r in rs)  # the note: on hover
         head = html_cut(rs[0]['cwd'] or proj, 300)
         parts.append(f'<h2>{head}</h2><table><thead><tr><th>ran</th><th>session</th><th>size</th><th>cost</th></tr>'
                      f'</thead><tbody>{trs}</tbody></table>')

@@ -59,7 +59,7 @@ def keep_full(n:int, # characters of cut text to keep folded on the page, in all
 def html_fold(s, # the text to show
               mx:int=2000, # show at most this many characters unfolded
              ) -> str:
-    "`s` as inert HTML cut at `mx` characters; inside `keep_full`, with the rest folded under the cut while there is room"
+    "`s` as inert HTML cut at `mx` characters; inside `keep_full`, the rest folded under the cut while there is room"
     s = s if isinstance(s, str) else str(s)
     room = _ROOM.get()
     if mx is None or len(s) <= mx or room is None or room[0] < len(s) - mx: return html_cut(s, mx)
@@ -380,7 +380,8 @@ def html_recs(recs, # the records to show, in order
         if join: boxes[-1][2].append(body)
         else: boxes.append([(role, side), head, [body]])
         size += len(head) + len(body) + 6
-    return ''.join(h + ''.join(b) + '</div>' for _, h, b in boxes) + cut or '<div class="lls-note">(no conversation)</div>'
+    out = ''.join(h + ''.join(b) + '</div>' for _, h, b in boxes) + cut
+    return out or '<div class="lls-note">(no conversation)</div>'
 
 
 # %% ../nbs/03a_view.ipynb #dd624cca
