@@ -50,9 +50,9 @@ def main():
         if a.ccl:
             theirs = measure([a.ccl, '--all-projects', '-o', f'{tmp}/ccl'], env)
             out2 = sum(p.stat().st_size for p in Path(f'{tmp}/ccl').rglob('*.html'))
-            print(f'claude-code-log --all-projects -o DIR: {theirs[0]:.1f} s, peak {theirs[1]:,.0f} MB, {out2/1e6:,.0f} MB of '
-                  f'pages\nratio llmsurgery/claude-code-log: time {ours[0]/theirs[0]:.2f}x, peak memory '
-                  f'{ours[1]/theirs[1]:.2f}x')
+            print(f'claude-code-log --all-projects -o DIR: {theirs[0]:.1f} s, peak {theirs[1]:,.0f} MB, '
+                  f'{out2/1e6:,.0f} MB of pages\nratio llmsurgery/claude-code-log: time {ours[0]/theirs[0]:.2f}x, '
+                  f'peak memory {ours[1]/theirs[1]:.2f}x')
         big = max(tree.rglob('*.jsonl'), key=lambda p: p.stat().st_size)
         one = measure([LLMS, 'html', big, '-o', f'{tmp}/big.html'], env)
         print(f'one page of the biggest session ({big.stat().st_size/1e6:,.1f} MB): {one[0]:.1f} s, peak '
