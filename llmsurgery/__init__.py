@@ -11,6 +11,7 @@ Claude Code CLI, run offline against a fake API, never guessed.
 From a shell (or from inside a Claude Code session, which can read its own transcript this way):
 
 ```sh
+. .venv/bin/activate               # once per shell: llmsurgery on PATH (tools/run made .venv)
 llmsurgery ls                      # every project and session, newest first
 llmsurgery show .                  # the current project's newest session, as `claude --resume` sees it
 llmsurgery find 'zebra crossing'   # which sessions said it, across every project, subagents included
@@ -23,6 +24,7 @@ llmsurgery resume-preview .        # what resume would send and lose, without ru
 llmsurgery drift                   # record types and fields llmsurgery does not know yet, by version
 llmsurgery sess2nb . -o chat.ipynb # the conversation as a notebook dialog; nb2sess writes one back
 llmsurgery redact . -o share/      # a copy with keys, tokens and passwords replaced; --check gates a share
+llmsurgery html --all -o site/     # every session as a page, site/index.html listing them (again: only what changed)
 ```
 
 A session is named by id, unique id prefix, title, path, or `.`; `--json` gives data for programs and agents; the
@@ -34,6 +36,7 @@ Modules:
 - `llmsurgery.backup`: A backup that survives Claude Code's cleanup, what the next cleanup will delete, and getting a session back
 - `llmsurgery.claude`: Find the Claude Code CLI, give it a clean environment and a Messages API of our own on loopback, and run it
 - `llmsurgery.cli`: `llmsurgery ls`, `llmsurgery show` and friends: each command is one library call plus formatting
+- `llmsurgery.cli_base`: How the `llmsurgery` command line is built: each command declared once, then parsed, run and answered
 - `llmsurgery.cli_versions`: Fetch the Claude Code CLIs of earlier releases into a cache, so tests and recordings can run them side by side
 - `llmsurgery.convert`: Convert a Claude Code session to canonical chat messages and to a dialog notebook, and a dialog back to a session
 - `llmsurgery.core`: Find Claude Code's config folder and a project's folder of transcripts, and read a transcript record by record

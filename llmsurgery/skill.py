@@ -28,10 +28,21 @@ from .files import atomic_write
 SKILL_NAME = 'llmsurgery'
 _MARK = '<!-- written by `llmsurgery skill install`; `llmsurgery skill uninstall` removes it -->'
 
-def llmsurgery_cmd() -> str:
-    "The `llmsurgery` command to write into the skill: the script beside this Python, else `llmsurgery` on `PATH`"
+def llmsurgery_cmd(project=None, # the folder of the project whose skill it is (None: the user's skill)
+                  ) -> str:
+    """The `llmsurgery` command to write into the skill. The user's: the script beside this Python, else `llmsurgery`
+    on `PATH`. A project's, committed for everyone who clones the project: a script inside the project, relative to
+    it (`tools/run` in llmsurgery's own checkout, which sets up its `.venv` on a fresh clone), else `llmsurgery`"""
     p = Path(sys.executable).parent/'llmsurgery'
-    return str(p) if p.exists() else (shutil.which('llmsurgery') or 'llmsurgery')
+    exe = str(p) if p.exists() else (shutil.which('llmsurgery') or 'llmsurgery')
+    if project is None: return exe
+    root = Path(os.path.abspath(project))
+    try: rel = Path(os.path.abspath(exe)).relative_to(root)
+    except ValueError: return 'llmsurgery'  # this machine's path means nothing on another: PATH's
+    run = root/'tools'/'run'
+    if rel == Path('.venv/bin/llmsurgery') and run.is_file() and 'llmsurgery' in run.read_text(errors='replace'):
+        return 'tools/run'
+    return str(rel)
 
 # %% ../nbs/18_skill.ipynb #fe76cf13
 _RECIPES = [
@@ -67,6 +78,8 @@ def skill_md(cmd:str=None, # the llmsurgery command to name (default: `llmsurger
     cmd = cmd or llmsurgery_cmd()
     cmd = shlex.quote(cmd)  # a path with spaces, quotes or `$` runs as itself in any shell
     rows = '\n'.join(f'- {what}:\n  `{cmd} {args}`' for what, args in _RECIPES)
+    here = ('\nThe command is the project\'s own, named from its folder: run it from the project\'s root folder.\n'
+            if '/' in cmd and not cmd.startswith(('/', "'/")) else '')
     return f'''---
 name: {SKILL_NAME}
 description: {_DESC}
@@ -79,7 +92,7 @@ Claude Code keeps each session as a JSONL transcript under `~/.claude/projects/`
 Do not parse those files with jq or grep, and never edit them: run the llmsurgery command below, which reads them
 correctly (escaped text, replies split over several records, tool results, subagents' own files, every Claude Code
 version).
-
+{here}
 Name a session as `.` for the one you are in now (it stays right after `cd`, in a resumed or forked session, and
 inside a subagent), or by its id, the start of its id, its title, or a transcript path. Add `--json` for data; the
 exit status is 0 when something was found, 1 when nothing was, 2 on bad usage.
@@ -110,6 +123,7 @@ def install_skill(project=None, # None: for the user; True or a directory: for t
     "Write llmsurgery's skill where Claude Code finds it; returns its path"
     p = skill_path(project)
     if p.exists() and not _ours(p): raise ExistsError(f'{p} exists and was not written by llmsurgery; not replaced')
+    cmd = cmd or llmsurgery_cmd(None if project in (None, False) else p.parents[3])
     return atomic_write(p, skill_md(cmd).encode(), replace=True)
 
 # %% ../nbs/18_skill.ipynb #6cb0ceb1

@@ -1019,5 +1019,7 @@ def _repr_markdown_(self:Thread):
 
 @patch
 def _repr_html_(self:Thread):
-    "The thread's line and its conversation as a viewer: a box per message, tool calls folded with their results"
-    return html_box(f'<div class="lls-title">{html_esc(self.head())}</div>' + html_recs(self))
+    """The thread's line and its conversation as a viewer: a box per message, tool calls folded with their results;
+    at most `REPR_MAX` characters in all, the messages left out counted in a note"""
+    head = f'<div class="lls-title">{html_esc(self.head())}</div>'
+    return html_box(head + html_recs(self, budget=REPR_MAX - len(html_box(head))))

@@ -1,5 +1,5 @@
 "Fixtures shared by the tests: a generated archive in the real format; a check that each test has the markers it needs"
-import os, sys, subprocess, tempfile
+import os, sys, atexit, shutil, subprocess, tempfile
 from pathlib import Path
 import pytest
 sys.path.insert(0, str(Path(__file__).parent.parent/'bench'))
@@ -7,6 +7,7 @@ from benchlib import build_tree
 
 # Codex's sessions are listed beside Claude Code's: no test may see the machine's own `~/.codex`
 os.environ['CODEX_HOME'] = tempfile.mkdtemp(prefix='llmsurgery-codex-home-')
+atexit.register(shutil.rmtree, os.environ['CODEX_HOME'], True)  # $TMPDIR left as found
 
 @pytest.fixture(scope='module')
 def archive(tmp_path_factory):
@@ -35,3 +36,29 @@ def _needs_its_marker(request, monkeypatch):
             pytest.fail('runs Chromium: mark it @pytest.mark.browser')
         return start(self, args, executable, *a, **kw)
     monkeypatch.setattr(subprocess.Popen, '_execute_child', checked)
+
+@pytest.fixture(scope='session', autouse=True)
+def _tmpdir_left_as_found(tmp_path_factory):
+    """The run's temporary files go in a folder of its own inside `$TMPDIR`, removed at the end, so `$TMPDIR` is left
+    as it was found; anything a test or fixture left there, outside pytest's own `tmp_path` folders, fails the run"""
+    mine = tempfile.mkdtemp(prefix='llmsurgery-tests-')
+    old = os.environ.get('TMPDIR')
+    os.environ['TMPDIR'], tempfile.tempdir = mine, mine
+    tmp_path_factory.getbasetemp()  # pytest's own folders: here (unless xdist chose them), made once, now
+    yield mine
+    tempfile.tempdir = None
+    if old is None: os.environ.pop('TMPDIR', None)
+    else: os.environ['TMPDIR'] = old
+    left = sorted(n for n in os.listdir(mine) if not n.startswith('pytest-of-'))
+    shutil.rmtree(mine, ignore_errors=True)
+    if left: pytest.fail(f'the tests left {len(left)} files or folders in $TMPDIR: {", ".join(left[:8])}')
+
+@pytest.fixture(autouse=True)
+def _tmpdir_of_the_test(_tmpdir_left_as_found, monkeypatch):
+    """A test's own temporary files (its `mkdtemp`s, its subprocesses', kernels' and browsers') go in a folder of its
+    own, removed after it; its path is short, as a browser's socket path must be"""
+    d = tempfile.mkdtemp(prefix='t', dir=_tmpdir_left_as_found)
+    monkeypatch.setenv('TMPDIR', d)
+    monkeypatch.setattr(tempfile, 'tempdir', d)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)

@@ -19,10 +19,9 @@ from nbdev.test import nb_test_cells
 NBS = Path(__file__).parent.parent/'nbs'
 KERNEL = 'llmsurgery-test'
 
-def _kernelspec():
-    "A kernel spec for this very Python, so the kernel runs the llmsurgery under test"
-    d = Path(tempfile.mkdtemp(prefix='llmsurgery-kernel-'))
-    spec = d/'kernels'/KERNEL
+def _kernelspec(d):
+    "A kernel spec for this very Python in folder `d`, so the kernel runs the llmsurgery under test"
+    spec = Path(d)/'kernels'/KERNEL
     spec.mkdir(parents=True)
     (spec/'kernel.json').write_text(json.dumps({
         'argv': [sys.executable, '-m', 'ipykernel_launcher', '-f', '{connection_file}'],
@@ -32,10 +31,17 @@ def _kernelspec():
 def run_nb(nb, cwd=NBS, timeout=900, env=None):
     """Execute notebook `nb` (a path or a `NotebookNode`) top to bottom in a real kernel, in environment `env` (default:
     this process's); the executed notebook"""
-    _kernelspec()
     nb = nbformat.read(nb, as_version=4) if isinstance(nb, (str, Path)) else nb
-    kw = {} if env is None else dict(env=env)
-    NotebookClient(nb, timeout=timeout, kernel_name=KERNEL, resources={'metadata': {'path': str(cwd)}}).execute(**kw)
+    old = os.environ.get('JUPYTER_PATH')
+    with tempfile.TemporaryDirectory(prefix='llmsurgery-kernel-') as d:  # removed once the kernel is done
+        _kernelspec(d)
+        if env is not None: env = dict(env, JUPYTER_PATH=d)
+        kw = {} if env is None else dict(env=env)
+        try: NotebookClient(nb, timeout=timeout, kernel_name=KERNEL,
+                            resources={'metadata': {'path': str(cwd)}}).execute(**kw)
+        finally:
+            if old is None: os.environ.pop('JUPYTER_PATH', None)
+            else: os.environ['JUPYTER_PATH'] = old
     return nb
 
 def _imports_only(src):

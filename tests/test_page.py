@@ -145,7 +145,8 @@ def test_html_command_writes_one_self_contained_page(arc, capsys, tmp_path):
     assert (rc, so.strip(), se) == (0, str(out), '')
     page = out.read_text()
     assert not re.search(r'''(?:src|href)\s*=\s*["']?(?!data:)[a-z]+:''', page, re.I)  # nothing fetched or linked
-    assert '<script' not in page and 'Content-Security-Policy' in page
+    from llmsurgery.page import PAGE_JS, CSP
+    assert re.findall(r'<script[^>]*>(.*?)</script>', page, re.S) == [PAGE_JS] and f'content="{CSP}"' in page
     assert page.count('<details class="lls-call') == 4 and 'Use an agent to list the files here.' in page
     assert run(capsys, 'html', sid[:8], '-o', out)[0] == 0  # its own page: replaced
     out.write_text('edited')
@@ -246,7 +247,10 @@ def test_a_large_session_has_bounded_reprs(tmp_path, monkeypatch):
     for k, o in answers(sid).items():
         for mime, text in reprs(o).items():
             assert len(text) < (LIMIT if mime == 'text/html' else 60_000), (k, mime, len(text))
-    assert len(sess_page(sid)) < 2_500_000
+    assert len(sess_page(sid)) < 4_500_000  # the conversation's 2,000,000 characters, and the full texts' 2,000,000
+    h = sess_thread(load_sess(sid))._repr_html_()  # issue 33: 251,609 characters before
+    note = re.search(r'… [\d,]+ more messages not shown \([\d,]+ records\)', h)
+    assert 150_000 < len(h) <= 200_000 and note, len(h)
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Attacks on the page's size: fields that are short in every real session made huge, and many subagents
@@ -306,3 +310,83 @@ def test_many_blocks_or_subagents_keep_the_page_bounded(arc):
     assert 'more parts of the result not shown' in page
     h = sess_thread(open_sess(sid))._repr_html_()
     assert len(h) < LIMIT and 'the end of the session' in h
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Issue 33: the page's search runs (its one script, allowed by hash) and nothing from a transcript does; the site
+
+def _driven(page, query):
+    "`page` with a second script that types `query` into the search box, allowed by its own hash beside ours"
+    import base64, hashlib
+    drive = (f"var q=document.getElementById('lls-q');q.value={json.dumps(query)};"
+             "q.dispatchEvent(new Event('input'));")
+    h = base64.b64encode(hashlib.sha256(drive.encode()).digest()).decode()
+    page = page.replace("script-src 'sha256-", f"script-src 'sha256-{h}' 'sha256-", 1)
+    return page.replace('</body>', f'<script>{drive}</script></body>', 1)
+
+@pytest.mark.browser
+@needs_chromium
+def test_the_search_runs_under_the_policy_and_transcript_scripts_do_not(arc, tmp_path):
+    hostile_all(arc)
+    page = sess_page(fixture_sess('tools').sid)
+    d = dom(tmp_path, _driven(page, 'todo.txt'))
+    assert not ran(d), 'a script from the transcript ran'
+    shown = re.search(r'<span id="lls-n">(\d+) of (\d+) messages</span>', d)
+    assert shown and 0 < int(shown[1]) < int(shown[2]), d[-3000:]  # our script ran: some messages hidden
+    assert d.count(' lls-hide"') == int(shown[2]) - int(shown[1])  # the others hidden
+    evil = page.replace('</body>', f'<script>{MARK}</script></body>', 1)  # a script the policy does not know
+    assert not ran(dom(tmp_path, evil))
+
+def test_the_page_has_a_table_of_prompts_diffs_and_costs(arc):
+    s = fixture_sess('tools')
+    page = sess_page(s.sid)
+    assert re.findall(r'<a href="(#prompt-\d+)"', page) == ['#prompt-1'] and 'id="prompt-1"' in page
+    assert '<pre class="lls-diff">' in page and 'lls-add' in page and 'wrote ' in page
+    assert page.count('class="lls-use"') == sess_stats(s)['turns'] if isinstance(sess_stats(s)['turns'], int) else 8
+    assert page.count('<div class="lls-msg lls-assistant') < 8  # the API messages of a turn share a box
+
+def test_cut_results_keep_their_rest_folded_up_to_the_bound(tmp_path, monkeypatch):
+    monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(tmp_path/'cfg'))
+    from llmsurgery.write import tool_turn, save_sess
+    from llmsurgery.page import FULL_MAX
+    recs = []
+    for i in range(40):
+        turn = tool_turn(f'prompt {i}', 'Bash', {'command': 'cat big'}, f'r{i} ' + 'y' * 100_000, 'done', cwd=tmp_path)
+        turn[0]['parentUuid'] = recs[-1]['uuid'] if recs else None
+        recs += turn
+    sid = save_sess(recs, cwd=tmp_path)
+    page = sess_page(sid)
+    folded = page.count('<details class="lls-more">')
+    assert 10 < folded < 40  # the first results keep their rest, until FULL_MAX is spent
+    assert folded * 95_000 <= FULL_MAX and page.count('more characters</span>') >= 40 - folded
+    assert 'y' * 90_000 in page and len(page) < 4_500_000  # a rest, whole, on the page
+
+def test_html_all_writes_an_index_and_rewrites_only_what_changed(arc, capsys, tmp_path):
+    hostile_all(arc)
+    site = tmp_path/'site'
+    rc, out, err = run(capsys, 'html', '--all', '-o', site)
+    assert rc == 0 and 'pages written, 0 unchanged' in out, err
+    ix = (site/'index.html').read_text()
+    links = re.findall(r'<a href="([^"]+)"', ix)
+    assert len(links) == len(ls_sess()) and all((site/l).is_file() for l in links)
+    ours = {'p', *(f'a href={l}' for l in links)}  # the index's paragraph, and links to the pages it wrote
+    assert [x for x in live_html(ix.split('<body>', 1)[1]) if x not in ours] == [] and '&lt;script&gt;' in ix
+    assert "script-src" not in ix and '<script' not in ix
+    mtimes = {p: p.stat().st_mtime_ns for p in site.glob('*/*.html')}
+    rc, out, err = run(capsys, 'html', '--all', '-o', site)
+    assert rc == 0 and f'0 pages written, {len(links)} unchanged' in out
+    assert {p: p.stat().st_mtime_ns for p in site.glob('*/*.html')} == mtimes
+    p = next(arc.glob(f'*/{fixture_sess("tools").sid}.jsonl'))
+    p.write_bytes(p.read_bytes() + p.read_bytes().splitlines(keepends=True)[-1])
+    rc, out, err = run(capsys, 'html', '--all', '-o', site, '--json')
+    assert rc == 0 and json.loads(out)['written'] == 1
+    assert run(capsys, 'html', 'x', '--all')[0] == 2
+
+def test_md_fences_hold_whatever_the_transcript_holds(arc, capsys):
+    p = next(arc.glob(f'*/{fixture_sess("tools").sid}.jsonl'))
+    p.write_text(p.read_text().replace('notes.txt', 'notes.txt ```` fence'))
+    rc, out, err = run(capsys, 'md', fixture_sess('tools').sid)
+    assert rc == 0 and out.startswith('# ') and '## Prompt' in out and '**Bash**' in out
+    fences = re.findall(r'^(`{3,})(\w*)$', out, re.M)
+    assert fences and all(len(f) >= 5 for f, lang in fences if '````' in out.split(f)[1][:200])
+    opened = [f for f, lang in fences if lang]
+    assert len(opened) * 2 == len(fences)  # each fence closes with its own

@@ -1,5 +1,5 @@
 "Property checks of the raw-bytes prefilter of `llmsurgery.search`: no misses and no false hits from JSON escaping"
-import json, re, tempfile, pathlib
+import json, re, shutil, tempfile, pathlib
 import orjson
 from hypothesis import given, settings, HealthCheck, strategies as st
 from llmsurgery.core import load_recs
@@ -32,7 +32,8 @@ def test_search_fast_equals_slow(s, pre, other, icase, how):
     "The prefiltered search of a file finds exactly what a search of its parsed records finds: no misses, no false hits"
     p = _file([pre + s, other, s.upper()], how)
     pat = ('(?i)' if icase else '') + re.escape(s)
-    fast, slow = sess_search(pat, path=p), sess_search(pat, recs=load_recs(p))
+    try: fast, slow = sess_search(pat, path=p), sess_search(pat, recs=load_recs(p))
+    finally: shutil.rmtree(p.parent)  # 300 examples: a folder each, not left behind
     assert [h.idx for h in fast] == [h.idx for h in slow]
     assert 0 in [h.idx for h in fast]
 

@@ -546,16 +546,21 @@ class _Tags(HTMLParser):
     def handle_starttag(self, tag, attrs): self.tags.append((tag, dict(attrs)))
 
 OUR_TAGS = {'style', 'div', 'span', 'b', 'code', 'pre', 'details', 'summary', 'table', 'thead', 'tbody', 'tr', 'th',
-            'td', 'mark', 'img', 'svg', 'rect', 'line', 'polyline', 'circle', 'text', 'title', 'h1', 'h2'}
+            'td', 'mark', 'img', 'svg', 'rect', 'line', 'polyline', 'circle', 'text', 'title', 'h1', 'h2',
+            'ol', 'li', 'a', 'input'}  # the page's table of prompts (links within the page) and its search box
 
 def live_html(h):
-    "What in HTML `h` came alive from a transcript: tags llmsurgery does not write, handlers, script URLs, images"
+    """What in HTML `h` came alive from a transcript: tags llmsurgery does not write, handlers, script URLs, images,
+    links out of the page, any script but the page's own search (`PAGE_JS`, once)"""
+    from llmsurgery.page import PAGE_JS
+    h = h.replace(f'<script>{PAGE_JS}</script>', '', 1)
     p = _Tags()
     p.feed(h)
     bad = [t for t, a in p.tags if t not in OUR_TAGS]
     bad += [f'{t} {k}' for t, a in p.tags for k in a if k.startswith('on')]
     bad += [f'{t} {k}={v}' for t, a in p.tags for k, v in a.items() if k in ('href', 'src', 'xlink:href')
-            and not (t == 'img' and (v or '').startswith('data:image/'))]
+            and not (t == 'img' and (v or '').startswith('data:image/'))
+            and not (t == 'a' and k == 'href' and re.fullmatch(r'#prompt-\d+', v or ''))]
     return bad + re.findall(r'<\s*/?\s*script', h)
 
 SHOWS_TEXT = 'ls find grep prompts replies tools errors commands stats call sess thread match all_recs'.split()
