@@ -45,7 +45,7 @@ from .core import *
 from .rec import *
 from .show import Rows
 from .sess import *
-from .files import atomic_open
+from .files import atomic_open, open_locked, Digested, is_own_write, file_digest, note_written
 from .write import stable_uuid, canon
 
 # %% ../nbs/13_redact.ipynb #c46becfc
@@ -1150,6 +1150,26 @@ def _inside(p, root):
     "Is `p` inside `root`, symlinks resolved?"
     return Path(os.path.realpath(p)).is_relative_to(os.path.realpath(root))
 
+def _check_own(dest, sid, digest=None):
+    "Raise `ExistsError` unless session `dest` (of id `sid`) is missing, what llmsurgery wrote there, or holds `digest`"
+    if dest.exists() and not is_own_write(dest) and (digest is None or file_digest(dest) != digest):
+        raise ExistsError(f'Session {sid} ({dest}) is not what llmsurgery wrote there (resumed, appended to or edited '
+                          'since): refusing to replace it; move it away first')
+
+def _write_copy(out, pieces, sid=None):
+    "Write `pieces` to `out` atomically; a session's copy (`sid`) only over what llmsurgery wrote, under our lock"
+    fd = None
+    try:
+        with atomic_open(out, replace=True) as f:
+            f = Digested(f)
+            for b in pieces: f.write(b)
+            if sid is not None:
+                fd = open_locked(out) if out.exists() else None  # our appenders wait, then append to the new file
+                _check_own(out, sid, f.digest)  # checked again: it may have been resumed as it was written
+                note_written(out, digest=f.digest)
+    finally:
+        if fd is not None: os.close(fd)
+
 def redact_sess(s=None, # the session, as `open_sess` takes it (default: the current one of `cwd`)
                 dest=None, # a config folder to write the copy into (default: the session's own, beside it)
                 cwd=None, # the project directory for `.` and for ids
@@ -1162,6 +1182,7 @@ def redact_sess(s=None, # the session, as `open_sess` takes it (default: the cur
     root = Path(dest) if dest is not None else s.path.parent.parent.parent
     proj = root/'projects'/s.path.parent.name
     binary = {p for p, _ in files if not _learn_file(red, p)}  # the first pass: what every file holds
+    _check_own(proj/f'{new}.jsonl', new)  # a copy resumed since it was written is not replaced: checked first
     for p, role in files:
         if role == 'history' and dest is None: continue  # never written outside projects/ of the live config
         if role == 'session': out = proj/f'{new}.jsonl'
@@ -1171,8 +1192,8 @@ def redact_sess(s=None, # the session, as `open_sess` takes it (default: the cur
         if role != 'history' and not _inside(out.parent if out.parent.exists() else proj, root/'projects'):
             raise InputError(f'{out} is outside {root/"projects"}: refusing to write there')
         name = str(p.relative_to(s.path.parent)) if p.is_relative_to(s.path.parent) else f'file-history/{p.name}'
-        with atomic_open(out, replace=True) as f:
-            for b in _redacted(red, p, name, p not in binary): f.write(b.replace(s.sid.encode(), new.encode()))
+        _write_copy(out, (b.replace(s.sid.encode(), new.encode()) for b in _redacted(red, p, name, p not in binary)),
+                    new if role == 'session' else None)
     return Redacted(RedactReport(red.findings), sid=new, path=proj/f'{new}.jsonl')
 
 # %% ../nbs/13_redact.ipynb #0c506a82

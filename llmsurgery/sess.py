@@ -792,7 +792,7 @@ def walk(self:ClaudeCode, dirs=None, # the listings of an earlier walk, reused w
         old = dirs.get(d)
         if old and old[0] == key and old[1] - max(st.st_mtime_ns, st.st_ctime_ns) > SETTLED: new[d] = old
         else: new[d] = [key, now, *_listing(d, level)]
-        if level == 1: res[d] = [st.st_size, st.st_mtime_ns, st.st_ino]
+        if level == 1: res[d] = [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
         d += os.sep
         for f in new[d[:-1]][2]: res[d + f] = stat_key(d + f)
         for s in new[d[:-1]][3]:
