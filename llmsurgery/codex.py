@@ -288,29 +288,32 @@ def parent_recs(self:CodexSess) -> L:
     return par.parent_recs() + codex_recs(lines, inherited=True)
 
 # %% ../nbs/04b_codex.ipynb #92f7cbaf
-def _head_recs(path, n=64):
-    out = []
+def _first_prompt(path, n=400):
+    "The first prompt among the rollout's first `n` lines: only its `response_item` lines are parsed, until one is"
     with open_transcript(path) as f:
-        for line in f:
-            if (r := parse_rec(line)) is not None: out.append(r)
-            if len(out) >= n: break
-    return out
+        for k, line in enumerate(f):
+            if k >= n: return None
+            if b'"response_item"' not in line or b'"user"' not in line or (r := parse_rec(line)) is None: continue
+            kind, blocks, extra = item_blocks(as_dict(r.get('payload')))
+            if kind == 'user' and not extra and (t := prompt_text({'type':'user', 'message':{'content':blocks}})):
+                return t
 
-def _tail_recs(path, n=1 << 16):
+def _last_time(path, n=1 << 16):
+    "The last timestamp among the rollout's last `n` bytes, the lines parsed from the end until one has it"
     with open_transcript(path) as f:
         size = os.fstat(f.fileno()).st_size
         f.seek(max(0, size - n))
-        lines = f.read(n).split(b'\n')
-    return [r for l in lines[1 if size > n else 0:] if l.strip() and (r := parse_rec(l)) is not None]
+        lines = f.read(n).split(b'\n')[1 if size > n else 0:]
+    return first(v for l in reversed(lines) if l.strip() and (r := parse_rec(l)) is not None
+                 and (v := opt_str(r.get('timestamp'))))
 
 def codex_info(s:CodexSess, # a Codex session
               ) -> AttrDict:
     "What a listing shows of a Codex session: `cwd`, `branch`, `started`, `ended`, `fork_of`, `mtime`, `size`, `prompt`"
-    head, tail, st, m = _head_recs(s.path), _tail_recs(s.path), os.stat(s.path), s.meta
-    ended = first(v for r in reversed(tail) if (v := opt_str(r.get('timestamp'))))
+    st, m = os.stat(s.path), s.meta
     return AttrDict(cwd=m.get('cwd'), branch=as_dict(m.get('git')).get('branch'), started=m.get('timestamp'),
-                    ended=ended, fork_of=m.get('forked_from_id'), mtime=st.st_mtime, size=st.st_size, title=None,
-                    tag=None, prompt=first(t for r in codex_recs(head) if (t := prompt_text(r))))
+                    ended=_last_time(s.path), fork_of=m.get('forked_from_id'), mtime=st.st_mtime, size=st.st_size,
+                    title=None, tag=None, prompt=_first_prompt(s.path))
 
 # %% ../nbs/04b_codex.ipynb #744d9701
 @patch(as_prop=True)
