@@ -38,15 +38,18 @@ Modules:
 - `llmsurgery.cli`: `llmsurgery ls`, `llmsurgery show` and friends: each command is one library call plus formatting
 - `llmsurgery.cli_base`: How the `llmsurgery` command line is built: each command declared once, then parsed, run and answered
 - `llmsurgery.cli_versions`: Fetch the Claude Code CLIs of earlier releases into a cache, so tests and recordings can run them side by side
+- `llmsurgery.codex`: OpenAI Codex's rollouts, read as sessions beside Claude Code's: listed, opened by id, read by the same readers
 - `llmsurgery.convert`: Convert a Claude Code session to canonical chat messages and to a dialog notebook, and a dialog back to a session
 - `llmsurgery.core`: Find Claude Code's config folder and a project's folder of transcripts, and read a transcript record by record
 - `llmsurgery.dialog`: The two forms a conversation takes outside Claude Code: aidialog's notebook dialogs and canonical chat messages
 - `llmsurgery.drift`: The record types, subtypes and fields of an archive that llmsurgery does not know yet, by the version that wrote them
 - `llmsurgery.export`: The archive index's tables as Parquet files, partitioned by project and month, for DuckDB, Spark and the rest
 - `llmsurgery.fakeapi`: Script the model's side of a whole conversation, tool calls and subagents included, so the real CLI acts it out
+- `llmsurgery.fakeresponses`: A fake OpenAI Responses API on loopback, a proxy that refuses everything else, and the real `codex` run against them
 - `llmsurgery.files`: Atomic writes, locks, inside-checks, and the ledger of what llmsurgery wrote: the plumbing under every writer
 - `llmsurgery.fixtures`: The transcripts recorded from the real Claude Code CLI that ship with llmsurgery, and how to open them
 - `llmsurgery.forensics`: What was asked, what ran, what failed, which files were touched, what the subagents did, and what it cost
+- `llmsurgery.handoff`: A Claude Code session continued in Codex, or a Codex session in Claude Code: written where the other CLI resumes it
 - `llmsurgery.hist`: Read a dialog's replies back into canonical messages, write messages as a dialog, and walk a dialog as history
 - `llmsurgery.manage`: Rename, tag, delete, fork at a message, and move a project's sessions after its folder moved, as Claude Code would
 - `llmsurgery.page`: One self-contained HTML page of a session, for a bug report, a review or a post: its stats, then its conversation
