@@ -1,5 +1,7 @@
 """Nothing lost, nothing wrong (issue 19): export, the index, notebooks, reprs and the skill, under faults and hostile
-input. The number in each test's name is the item of issue 19 it pins; each failed on the code before the fix.
+input. The number in each test's name is the item of issue 19 it pins; each failed on the code before the fix. Tests
+named `test_29_N_...` pin item N of issue 29 (the management verbs, the lazy reader and the index under a hostile
+world) the same way.
 
 The index's fault injection kills a real updater (SIGKILL, and Ctrl-C in-process) at every chunk boundary of a
 small archive indexed in small chunks, and after random delays, then checks that every cross-session question gets
@@ -1128,3 +1130,13 @@ def test_29_4_a_session_changed_after_the_index_answered_where_its_records_are(a
     assert 'internal error' not in err and 'Traceback' not in err
     if change == 'grown': assert (rc, out) == want[:2]
     else: assert rc != 0 and str(p) in err and 'changed since the index read it' in err and 'Tody' not in out, err
+
+def test_29_9_a_redacted_copy_that_is_a_symlink_is_not_replaced(arc, tmp_path):
+    from llmsurgery.redact import redact_sess
+    res = redact_sess(SID)
+    victim = tmp_path/'victim.jsonl'
+    victim.write_bytes(b'{"type":"mine"}\n')
+    res.path.unlink()
+    res.path.symlink_to(victim)
+    with pytest.raises(ExistsError, match='is a symlink'): redact_sess(SID)
+    assert victim.read_bytes() == b'{"type":"mine"}\n' and res.path.is_symlink()
