@@ -20,7 +20,7 @@ __all__ = ['SESS_ARG', 'PAT_ARG', 'AGENTS_ARG', 'ROLES', 'FILTER_ARGS', 'NO_INDE
            'cmd_grep', 'cmd_prompts', 'cmd_replies', 'cmd_result', 'cmd_agents', 'cmd_stats', 'cmd_tools', 'cmd_errors',
            'cmd_files', 'cmd_commands', 'cmd_usage', 'cmd_index', 'cmd_export', 'cmd_resume_check',
            'cmd_resume_preview', 'cmd_drift', 'cmd_sess2nb', 'cmd_nb2sess', 'cmd_skill', 'cmd_redact', 'cmd_html',
-           'cmd_rename', 'cmd_tag', 'cmd_delete', 'cmd_restore', 'cmd_fork', 'cmd_move']
+           'cmd_rename', 'cmd_tag', 'cmd_delete', 'cmd_restore', 'cmd_fork', 'cmd_move', 'cmd_backup']
 
 # %% ../nbs/19_cli.ipynb #caeac8bc
 import os, sys, re, io, json, argparse, time, shutil, warnings, traceback
@@ -175,6 +175,15 @@ def _width():
     "Characters a line may take: the terminal's width, or plenty when the output goes to a pipe or file"
     return shutil.get_terminal_size().columns if sys.stdout.isatty() else 270
 
+def _expiring_warning(days=7) -> str|None:
+    "A line saying how many sessions Claude Code's cleanups delete within `days` days, or None"
+    from llmsurgery.backup import expiring
+    try: soon = expiring(within=days, sessions_only=True)
+    except (OSError, LLMSurgeryError): return None  # a warning must not stop the listing
+    if not soon: return None
+    return (f"Warning: Claude Code's cleanup deletes {len(soon)} of these sessions within {days} days (first: "
+            f"{soon[0]['goes']}); see `llmsurgery ls --expiring --within {days}`; `llmsurgery backup DEST` keeps them")
+
 def fmt_ls(infos, # `Sess`es, as `ls_sess` lists them
            width=None, # columns to fit in (default: the terminal's, or 270 into a pipe)
           ) -> str:
@@ -192,10 +201,16 @@ def fmt_ls(infos, # `Sess`es, as `ls_sess` lists them
     return '\n'.join(out).strip()
 
 @cli_command('ls', opt('project', nargs='?', help='only the project in this directory'),
-             opt('-n', '--limit', type=_count, default=0, help='at most this many sessions'))
+             opt('-n', '--limit', type=_count, default=0, help='at most this many sessions'),
+             opt('--expiring', action='store_true', help="what Claude Code's next cleanup deletes, and when"),
+             opt('--within', type=float, default=0, metavar='DAYS', help='with --expiring: and the cleanups of these '
+                 'days after it'))
 def cmd_ls(args, # the parsed command line (`cli_parser`)
           ):
     "List projects and sessions, the one that ran last first"
+    if args.expiring:
+        from llmsurgery.backup import expiring
+        return emit(expiring(within=args.within), as_json=args.json)
     infos = ls_sess(args.project)
     if args.limit: infos = infos[:args.limit]
     if args.json:
@@ -204,6 +219,7 @@ def cmd_ls(args, # the parsed command line (`cli_parser`)
     if infos:
         print(f"{len(infos)} sessions in {projects_dir()} by project, latest first (time: a session's last record)\n")
         print(fmt_ls(infos))
+        if warn := _expiring_warning(): print('\n' + warn)
         return 0
     where = f' for {resolve_cwd(args.project)}' if args.project else ''
     print(f"No Claude Code sessions in {projects_dir()}{where}.")
@@ -618,13 +634,17 @@ def cmd_delete(a, # the parsed command line (`cli_parser`)
     return 0
 
 @cli_command('restore', opt('session', nargs='?', help='a deleted session: its id, a unique start of it, or its '
-                            'trash folder (none: list the trash)'))
+                            'trash folder (none: list the trash)'),
+             opt('--from', dest='backup', metavar='DEST', help='from this backup (see `backup`) rather than the trash'))
 def cmd_restore(a, # the parsed command line (`cli_parser`)
                ):
-    "Put a deleted session back where it was, or list the trash"
+    "Put a deleted session back where it was (from the trash, or from a backup with --from), or list the trash"
     from llmsurgery.manage import ls_trash, restore_sess
-    if a.session is None: return ls_trash()
-    done = restore_sess(a.session)
+    from llmsurgery.backup import restore_from
+    if a.session is None:
+        if a.backup: raise InputError('name the session to restore from the backup')
+        return ls_trash()
+    done = restore_from(a.session, a.backup) if a.backup else restore_sess(a.session)
     print(json.dumps([str(p) for p in done]) if a.json else '\n'.join(f'restored {p}' for p in done))
     return 0
 
@@ -653,3 +673,27 @@ def cmd_move(a, # the parsed command line (`cli_parser`)
         return 1
     emit(res, a.json)
     return 1 if any(i.state in ('live', 'conflict') for i in res) else 0
+
+# %% ../nbs/19_cli.ipynb #b1ad6229
+@cli_command('backup', opt('dest', metavar='DEST', help='the backup folder: new, empty, or an earlier backup'),
+             opt('--install-hook', action='store_true', help='and from now on at the end of every Claude Code session '
+                 '(a SessionEnd hook in settings.json)'),
+             opt('--uninstall-hook', action='store_true', help='remove that hook, and back up nothing'),
+             opt('--from-hook', action='store_true', help=argparse.SUPPRESS))
+def cmd_backup(a, # the parsed command line (`cli_parser`)
+              ):
+    "Back up every session (subagents, file history, todos) into DEST, copying only what changed since last time"
+    from llmsurgery import backup as B
+    if a.install_hook and a.uninstall_hook: raise InputError('--install-hook or --uninstall-hook, not both')
+    if a.uninstall_hook:
+        gone = B.uninstall_hook()
+        print(json.dumps({'removed': gone}) if a.json else 'hook removed' if gone else 'no hook of ours to remove')
+        return 0 if gone else 1
+    if a.from_hook:  # Claude Code runs it as a session ends: never an error that would show there
+        if not sys.stdin.isatty(): sys.stdin.read()  # the hook's input, unused: every session is backed up
+        B.backup_from_hook(a.dest)
+        return 0
+    said = B.install_hook(a.dest) if a.install_hook else None
+    rep = B.backup(a.dest)
+    print(json.dumps(dict(rep, hook=said)) if a.json else '\n'.join(filter(None, [said and f'hook {said}', repr(rep)])))
+    return 0

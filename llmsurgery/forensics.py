@@ -351,20 +351,11 @@ def _sess_agents(s, calls):
     cols = ['id', 'time', 'type', 'description', 'ncalls', TOKENS_IN_OUT, 'cost', 'result']
     return Rows(out, cols=cols, title=f'Subagents of {s.name}')
 
-# %% ../nbs/11_forensics.ipynb #a05915ed
+# %% ../nbs/11_forensics.ipynb #8f544e95
 class SessStats(AttrDict):
     "One screen about a session: where and when it ran, prompts, turns, tools, errors, subagents, tokens, cost"
     def lines(self):
-        t, u = self, self.usage.total
-        cost = f'${u.cost:.4f}'
-        if self.usage.unknown: cost += f" (+ unknown models: {', '.join(self.usage.unknown)})"
-        if rec := [o.model for o in self.usage if RECORDED in (o.get('cost_source') or '')]:
-            cost += f" ({', '.join(rec)}: as Claude Code recorded it, without a list price)"
-        if t.cli_cost is not None and abs(t.cli_cost - (u.cost or 0)) > 5e-5:
-            why = [w for w, n in (("the compaction's summary" + 's'*(t.compactions > 1), t.compactions),
-                                  (f'the calls of {t.fork_of}, which a fork carries on', t.fork_of)) if n]
-            also = ' and '.join(why) or 'calls not kept here'
-            cost += f'  (Claude Code recorded ${t.cli_cost:.4f}: it also counts {also})'
+        t, u, cost = self, self.usage.total, self.cost_text()
         return [('session', t.sid), ('agent', t.agent), ('forked from', t.fork_of), ('title', t.title),
                 ('project', t.project),
                 ('cwd', t.cwd), ('branch', t.branch),
@@ -382,6 +373,25 @@ class SessStats(AttrDict):
     def _repr_markdown_(self): return '| | |\n|---|---|\n' + '\n'.join(f'| **{k}** | {md_esc(trunc(str(v), 400))} |'
                                                                      for k, v in self.lines() if v not in (None, ''))
 
+
+# %% ../nbs/11_forensics.ipynb #8aa2cd57
+@patch
+def cost_text(self:SessStats) -> str:
+    "The dashboard's cost: ours, what is unknown or only as Claude Code recorded it, and its own if it differs"
+    t, u = self, self.usage.total
+    cost = f'${u.cost:.4f}'
+    if self.usage.unknown: cost += f" (+ unknown models: {', '.join(self.usage.unknown)})"
+    if rec := [o.model for o in self.usage if RECORDED in (o.get('cost_source') or '')]:
+        cost += f" ({', '.join(rec)}: as Claude Code recorded it, without a list price)"
+    if t.cli_cost is not None and abs(t.cli_cost - (u.cost or 0)) > 5e-5:
+        why = [w for w, n in (("the compaction's summary" + 's'*(t.compactions > 1), t.compactions),
+                              (f'the calls of {t.fork_of}, which a fork carries on', t.fork_of)) if n]
+        also = ' and '.join(why) or 'calls not kept here'
+        cost += f'  (Claude Code recorded ${t.cli_cost:.4f}: it also counts {also})'
+    return cost
+
+
+# %% ../nbs/11_forensics.ipynb #fbe8fae4
 _LAST = ('gitBranch', 'version')  # the dashboard shows the last of each
 def _stats_pass(s):
     "What the dashboard reads of the records of `s`, in one pass: the last of `_LAST`, times, cwd, prompts, ..."
@@ -404,6 +414,8 @@ def _stats_pass(s):
         if (s.agent or not r.get('isSidechain')) and prompt_text(r): o.prompts += 1
     return o
 
+
+# %% ../nbs/11_forensics.ipynb #f0d35361
 def sess_stats(s=None, # a session, as `open_sess` takes it
                cwd=None, # the project directory for `.` and for ids
               ) -> SessStats:
@@ -423,6 +435,7 @@ def sess_stats(s=None, # a session, as `open_sess` takes it
     st._turns = [(fmt_ts(r.get('timestamp')), usage_tokens(u), rec_cost(r, model, u)[0]) for r, model, u in msgs]
     st._calls = [(c.time, c.name, c.failed) for c in calls]  # the charts' figures, not in `to_data`
     return st
+
 
 # %% ../nbs/11_forensics.ipynb #9d06d7eb
 def stats_charts(st:SessStats, # a dashboard, as `sess_stats` makes it
@@ -446,7 +459,7 @@ def _repr_html_(self:SessStats):
                   if v not in (None, ''))
     return html_box(f'<table>{trs}</table>' + stats_charts(self))
 
-# %% ../nbs/11_forensics.ipynb #d0a13466
+# %% ../nbs/11_forensics.ipynb #982afe94
 def file_calls(path, # a transcript
                needles, # `Needle`s: a record holding none of them is not parsed
                agent=None, # the subagent's id, when `path` is its transcript
@@ -479,6 +492,8 @@ def find_calls(want, # `want(call)`: keep this call?
                 out.append(c)
     return Rows(out, cols=['sid', 'time', 'name', 'summary', 'failed'], title=title)
 
+
+# %% ../nbs/11_forensics.ipynb #96b2be54
 def _is_path(p, f): return p == f or p.endswith('/' + f.lstrip('/'))
 
 def find_edits(file, # a full path or its end, as `core.py` or `pkg/core.py`
@@ -510,6 +525,8 @@ def find_commands(pat, # a regex the command must match
     rows.cols = ['sid', 'time', 'exit', 'summary']
     return rows
 
+
+# %% ../nbs/11_forensics.ipynb #29745802
 _ERR_NEEDLES = [Needle.raw(b'"is_error"', rb'"is_error"\s*:\s*true'),
                 Needle.raw(b'"success"', rb'"success"\s*:\s*false'),
                 Needle.raw(b'"toolUseResult"', rb'"toolUseResult"\s*:\s*"Error')]
@@ -529,6 +546,8 @@ def find_errors(tool=None, # only calls of this tool (or these tools)
     rows.cols = ['sid', 'time', 'id', 'name', 'summary', 'result']
     return rows
 
+
+# %% ../nbs/11_forensics.ipynb #027b58e9
 def _original(cs):
     "Of copies of one call in several sessions, the one in the session the others were forked from"
     forks = {c.sid: open_sess(c.sid).fork_of for c in cs if is_sid(c.sid)}
@@ -554,3 +573,4 @@ def find_result(tool_id:str, # a `tool_use` id, or a unique start of it
     return c
 
 find_failures = find_errors  # its name before 0.1
+

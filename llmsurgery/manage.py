@@ -98,7 +98,7 @@ def check_in_projects(path, # a session transcript
 def running_sessions() -> dict:
     "The sessions a running Claude Code has open, by id: its process id, from `<config>/sessions/<pid>.json`"
     out = {}
-    for f in (claude_dir()/'sessions').glob('*.json'):
+    for f in (cc_dir('sessions')).glob('*.json'):
         try: d = read_json(f, limit=1 << 16)
         except (OSError, InputError): continue
         if not isinstance(d, dict) or not is_sid(sid := d.get('sessionId')) or type(pid := d.get('pid')) is not int:

@@ -22,7 +22,7 @@ import re, sys, time, uuid, shutil, tempfile, hashlib, functools
 import orjson
 from collections import Counter
 from pathlib import Path
-from fastcore.basics import AttrDict, store_attr
+from fastcore.basics import AttrDict, store_attr, patch
 from fastcore.foundation import L
 from fastcore.parallel import parallel
 from .core import *
@@ -32,7 +32,7 @@ from .thread import *
 from .sent import *
 from .claude import LoopbackAPI, ClaudeError, run_claude, claude_bin, cli_version, claude_version, is_subagent
 
-# %% ../nbs/08_resume.ipynb #71bf6fb4
+# %% ../nbs/08_resume.ipynb #c5c7a87a
 PROBE = 'llmsurgery resume check: reply OK.'
 
 def _trimmed_as_sent(held, got):
@@ -71,36 +71,43 @@ class Resumed:
         rest = [] if c == self.prompt else [b for b in c if not probe(b)]
         return conv + ([{**last, 'content': rest}] if sent_msgs([{**last, 'content': rest}]) else [])
 
-    @property
-    def expected(self) -> list:
-        "The messages `sess_thread` and `api_msgs` predict for this version of Claude Code"
-        return api_msgs(self.thread)
 
-    @property
-    def as_predicted(self) -> bool:
-        "Did Claude Code send what was predicted (reminders and cache markers aside)?"
-        return sent_msgs(self.conv) == sent_msgs(self.expected)
+# %% ../nbs/08_resume.ipynb #1ebced49
+@patch(as_prop=True)
+def expected(self:Resumed) -> list:
+    "The messages `sess_thread` and `api_msgs` predict for this version of Claude Code"
+    return api_msgs(self.thread)
 
-    @property
-    def written(self) -> list:
-        "The conversation as the file holds it (background task notifications wrapped, as every resume sends them)"
-        how = self.thread.rules.notify
-        return written_msgs([wrap_note(r, how) if how and is_notification(r) else r for r in self.thread.written])
+@patch(as_prop=True)
+def as_predicted(self:Resumed) -> bool:
+    "Did Claude Code send what was predicted (reminders and cache markers aside)?"
+    return sent_msgs(self.conv) == sent_msgs(self.expected)
 
-    @property
-    def as_written(self) -> bool:
-        "Did Claude Code send exactly the conversation the file holds, nothing added, dropped or changed (to the byte)?"
-        got = sent_msgs(self.conv, exact=True)
-        return got == _trimmed_as_sent(sent_msgs(self.written, exact=True), got)
+@patch(as_prop=True)
+def written(self:Resumed) -> list:
+    "The conversation as the file holds it (background task notifications wrapped, as every resume sends them)"
+    how = self.thread.rules.notify
+    return written_msgs([wrap_note(r, how) if how and is_notification(r) else r for r in self.thread.written])
 
-    def to_data(self) -> dict:
-        "The verdict and the conversation, as JSON-ready data"
-        return dict(session=self.sid, path=str(self.path), version=self.version, as_written=self.as_written,
-                    as_predicted=self.as_predicted, seconds=round(self.secs, 1), messages=sent_msgs(self.conv))
+@patch(as_prop=True)
+def as_written(self:Resumed) -> bool:
+    "Did Claude Code send exactly the conversation the file holds, nothing added, dropped or changed (to the byte)?"
+    got = sent_msgs(self.conv, exact=True)
+    return got == _trimmed_as_sent(sent_msgs(self.written, exact=True), got)
 
-    def __repr__(self):
-        how = 'as written' if self.as_written else 'as predicted' if self.as_predicted else 'NOT as predicted'
-        return f'Resumed({self.sid}: {len(self.conv)} messages, {how}, Claude Code {self.version}, {self.secs:.1f}s)'
+
+# %% ../nbs/08_resume.ipynb #2475a057
+@patch
+def to_data(self:Resumed) -> dict:
+    "The verdict and the conversation, as JSON-ready data"
+    return dict(session=self.sid, path=str(self.path), version=self.version, as_written=self.as_written,
+                as_predicted=self.as_predicted, seconds=round(self.secs, 1), messages=sent_msgs(self.conv))
+
+@patch
+def __repr__(self:Resumed):
+    how = 'as written' if self.as_written else 'as predicted' if self.as_predicted else 'NOT as predicted'
+    return f'Resumed({self.sid}: {len(self.conv)} messages, {how}, Claude Code {self.version}, {self.secs:.1f}s)'
+
 
 # %% ../nbs/08_resume.ipynb #0161c708
 def resume_check(sid:str=None, # the session, as `sess_file` names it (default: the current one of `cwd`)
@@ -194,7 +201,7 @@ def _malformed(r) -> bool:
     if isinstance(c, str): return r['type'] == 'assistant' and not c.strip()
     return not isinstance(c, list) or not any(isinstance(b, dict) and isinstance(b.get('type'), str) for b in c)
 
-# %% ../nbs/08_resume.ipynb #7e5a0003
+# %% ../nbs/08_resume.ipynb #aa9163e9
 class _Placed(dict):
     "A big content block held by its place: its small fields, its digest (`key`), and where to read it (`src[i]`)"
     __slots__ = ('src', 'i', 'j', 'key')
@@ -230,6 +237,8 @@ def _full_blocks(bs):
         return got[b.i][b.j]
     return [full(b) for b in bs]
 
+
+# %% ../nbs/08_resume.ipynb #fd6246fc
 _KEEP = ('type', 'uuid', 'isSidechain', 'isSynthetic', 'isMeta', 'isCompactSummary', 'origin',
          'subtype', 'isDisplayOnly')
 
@@ -252,45 +261,57 @@ def _msg_view(th):
           else _slim(r, src, i, how) for i, r in enumerate(src)]
     return Thread(rs, rules=th.rules, model=th.model, end=th.end, error=th.error)
 
-def resume_changes(recs, # a session's records, in file order
-                   thread:Thread, # what `sess_thread` predicts from them
-                  ) -> L:
-    "What resuming `recs` by `thread`'s rules loses or changes: each an `AttrDict` of kind, lost, n, uuids, text"
-    thread = _msg_view(thread)  # read once: the walks below go over it in memory
-    v, out = thread.rules.version, L()
+
+# %% ../nbs/08_resume.ipynb #1180f578
+def _conv_uuids(recs, thread) -> tuple:
+    "Of `recs`: `(uuid, malformed?)` of each main-conversation record, and the uuids before `thread`'s compaction"
     first = thread[0] if thread else None
     boundary = first['uuid'] if first is not None and first.get('subtype') == 'compact_boundary' else None
-    main, before, start = [], set(), None  # main: (uuid, malformed?) of the main conversation's records
+    main, before, start = [], set(), None
     for r in recs:  # one pass, holding uuids only: a big session's records are read from the file one at a time
         if boundary is not None and start is None and r.get('uuid') == boundary and r == first: start = len(before)
         if start is None: before.add(r.get('uuid'))
         if r.get('type') in ('user', 'assistant') and isinstance(r.get('uuid'), str) and not r.get('isSidechain'):
             main.append((r['uuid'], _malformed(r)))
-    if start is None: before = set()
+    return main, (before if start is not None else set())
+
+
+# %% ../nbs/08_resume.ipynb #e875cf6a
+def _not_found(recs, thread, main) -> L | None:
+    "The one change when Claude Code reads no conversation at all from `recs` (unreadable, or nothing found), else None"
+    v = thread.rules.version
     if thread.error:
-        why = thread.error[len(f'Claude Code {v} '):]
-        return L([_change('unreadable', True, [], f'Claude Code {v} {why}')])
+        return L([_change('unreadable', True, [], f'Claude Code {v} {thread.error[len(f"Claude Code {v} "):]}')])
     idless = [r for r in recs if r.get('type') in ('user', 'assistant') and 'uuid' not in r
               and not r.get('isSidechain')]
     if (main or idless) and not thread.written:
         why = (' (it needs a `timestamp` on every record)' if main and thread.rules.timestamps != 'optional' else
                ' (it reads no record without a `uuid`)' if not main else '')
         return L([_change('not_found', True, [], f'Claude Code {v} finds no conversation in this file{why}')])
+
+def _unsent(recs, thread, main, before) -> L:
+    "Records of `recs` that are not sent: without a `uuid`, malformed, before the compaction, off the thread"
+    out, idless = L(), [r for r in recs if r.get('type') in ('user', 'assistant') and 'uuid' not in r
+                        and not r.get('isSidechain')]
     if idless and (n := len(idless) - sum('uuid' not in r for r in thread.written)):
         how = ('are not read, beside records with one' if main and thread.rules.no_uuid != 'one' else
                'are read as one record, the last written: the others are not sent')
         out.append(AttrDict(kind='no_uuid', lost=True, n=n, uuids=[], text=f'records without a `uuid` {how}'))
-    on = {r.get('uuid') for r in thread}
-    bad = [u for u, m in main if m]
+    on, bad = {r.get('uuid') for r in thread}, [u for u, m in main if m]
     if bad:
         out.append(_change('malformed', True, bad, 'records of the wrong shape are dropped as Claude Code reads them'))
-    bad_set = set(bad)
-    off = [u for u, _ in main if u not in on and u not in bad_set]
+    off = [u for u, _ in main if u not in on and u not in set(bad)]
     if (cut := [u for u in off if u in before]):
         out.append(_change('compacted', False, cut, 'messages before the last compaction are sent as its summary'))
     if (gone := [u for u in off if u not in before]):
         out.append(_change('off_thread', True, gone, 'messages on other branches are not sent (abandoned or rewound)'))
-    sent = sent_recs(thread)  # of a big session: its big blocks held by their places (`_Placed`)
+    return out
+
+
+# %% ../nbs/08_resume.ipynb #e88e736c
+def _dropped_blocks(thread, sent) -> L:
+    "Blocks of `thread.written` that are not among the blocks of `sent` (compared by digest), by kind"
+    out = L()
     kept = Counter(_digest(b) for r in sent for b in rec_blocks(r))
     lost = {'thinking': [], 'redacted_thinking': [], 'tool_use': [], 'tool_result': [], 'other': []}
     for r in thread.written:
@@ -305,6 +326,13 @@ def resume_changes(recs, # a session's records, in file order
     for k in ('thinking', 'tool_use', 'tool_result', 'other'):
         us = lost[k] + (lost['redacted_thinking'] if k == 'thinking' else [])
         if us: out.append(_change(k, True, dict.fromkeys(us), texts[k]))
+    return out
+
+
+# %% ../nbs/08_resume.ipynb #b4b1518c
+def _added(thread, sent) -> L:
+    "What Claude Code adds or changes in `thread` as it resumes: synthetic turns, placeholders, joins, wrappings"
+    out = L()
     if (syn := thread.synthetic):
         turns = ', then '.join(repr(trunc(rec_txt(r), 60)) for r in syn)
         out.append(_change('synthetic', False, syn.attrgot('uuid'), 'Claude Code writes ' + turns + ' into the file'))
@@ -321,6 +349,19 @@ def resume_changes(recs, # a session's records, in file order
         out.append(_change('notification', False, notes,
                            'background task notifications are sent wrapped as not user input'))
     return out
+
+
+# %% ../nbs/08_resume.ipynb #36011b69
+def resume_changes(recs, # a session's records, in file order
+                   thread:Thread, # what `sess_thread` predicts from them
+                  ) -> L:
+    "What resuming `recs` by `thread`'s rules loses or changes: each an `AttrDict` of kind, lost, n, uuids, text"
+    thread = _msg_view(thread)  # read once: the walks below go over it in memory
+    main, before = _conv_uuids(recs, thread)
+    if (none := _not_found(recs, thread, main)) is not None: return none
+    sent = sent_recs(thread)  # of a big session: its big blocks held by their places (`_Placed`)
+    return _unsent(recs, thread, main, before) + _dropped_blocks(thread, sent) + _added(thread, sent)
+
 
 # %% ../nbs/08_resume.ipynb #7e5a0004
 class Preview:

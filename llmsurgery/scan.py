@@ -318,7 +318,7 @@ def scan_recs(path, # a transcript
     for i, line in scan_lines(path, needles, index):
         if (r := parse_rec(line)) is not None: yield i, r
 
-# %% ../nbs/09_scan.ipynb #5a9e0c0d
+# %% ../nbs/09_scan.ipynb #e8c2a21c
 # Bytes from the most common in transcripts to the least; any other byte (UTF-8 beyond ASCII, control characters)
 # is rarer than all of them
 _COMMON_BYTES = b' etaoinsrhldcumfpgwybvk"\\,:.{}_/-n0123456789ETAOINSRHLDCUMFPGWYBVKxjqzXJQZ'
@@ -353,6 +353,8 @@ def _holds_quick(p, nds, quick, chunk=1 << 24):
             if not data: return False
             rest = buf[end:]
 
+
+# %% ../nbs/09_scan.ipynb #f03035ef
 def _holds(p, nds, quick=None):
     """Does `p` hold one of `nds`? (With `quick`, each needle's `_quick`, found faster.) When it cannot be read: why, as
     text (a worker process cannot warn for us)"""
@@ -365,6 +367,8 @@ def _holds_each(ps, nds):
     quick = [_quick(nd) for nd in nds]
     return [_holds(p, nds, quick) for p in ps]
 
+
+# %% ../nbs/09_scan.ipynb #439cf475
 def _batches(paths, sizes, n) -> list:
     "`paths` cut into at most `n` runs of consecutive files holding about as many bytes each"
     total, res, acc = sum(sizes) or 1, [[]], 0
@@ -399,3 +403,4 @@ def holding(paths:list, # transcripts
     for p, r in zip(paths, res):
         if isinstance(r, str): skip_warn(p, r)
     return [r is True for r in res]
+

@@ -635,49 +635,10 @@ def title_recs(title:str, # the session's new title
             dict(type='agent-name', agentName=t, sessionId=sid)]
 
 # %% ../nbs/07_write.ipynb #66d6e286
-@contextmanager
-def _atomic_open(path, replace=False):
-    "A binary file to write `path` through, a piece at a time: it appears at `path`, whole, only if the block ends well"
-    path = Path(path)
-    if not replace and path.exists(): raise ExistsError(f'{path} exists; pass replace=True to replace it')
-    made = [d for d in (path.parent, *path.parent.parents) if not d.exists()]  # folders a failed write removes again
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
-        fcntl.flock(fd, fcntl.LOCK_EX)  # tells `clean_tmp` that this file is being written
-        try:
-            with os.fdopen(fd, 'wb') as f:
-                yield f
-                f.flush()
-                os.fsync(f.fileno())
-            if replace: os.replace(tmp, path)
-            else:
-                try: os.link(tmp, path)  # unlike a rename, refuses to clobber a file that appeared meanwhile
-                except FileExistsError: raise ExistsError(f'{path} exists; pass replace=True to replace it') from None
-                except OSError:  # no hard links on this file system
-                    if path.exists(): raise ExistsError(f'{path} exists; pass replace=True to replace it') from None
-                    os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp): os.unlink(tmp)
-    except BaseException:
-        for d in made:  # the deepest first; one that is not empty (another writer's now) stays
-            try: os.rmdir(d)
-            except OSError: break
-        raise
-    fsync_dir(path.parent)
-
 def _write_recs(f, recs):
     "Write records `recs` to binary file `f` as JSON lines, each as it comes"
     for r in recs: f.write(rec_json(r) + b'\n')
 
-def _copy_file(src, dest, replace=True):
-    "Copy regular file `src` to `dest` atomically, a block at a time, keeping its mode and times (as `shutil.copy2`)"
-    with open_transcript(src, 0) as i, _atomic_open(dest, replace) as o:
-        shutil.copyfileobj(i, o, 1 << 20)
-        o.flush()
-        st = os.fstat(i.fileno())
-        os.fchmod(o.fileno(), stat.S_IMODE(st.st_mode))
-        os.utime(o.fileno(), ns=(st.st_atime_ns, st.st_mtime_ns))
 
 # %% ../nbs/07_write.ipynb #5365fd84
 def _named_agents(recs, agents) -> set:
@@ -711,12 +672,12 @@ def _fork_files(files, agents, out, new, mx, think, replace):
     for a, p in agents.items():
         if p.is_symlink(): skip_warn(p, 'a symlink, not copied into the fork'); continue
         dests[a] = check_inside(out/_fork_rel(p, folder))
-        with _atomic_open(dests[a], replace) as f: _write_recs(f, _stamped(_munged(open_recs(p), mx, think), new))
+        with atomic_open(dests[a], replace) as f: _write_recs(f, _stamped(_munged(open_recs(p), mx, think), new))
     for sf in files:
         if sf.kind == 'agent_meta' and sf.agent in dests:
-            _copy_file(sf.path, dests[sf.agent].with_suffix('.meta.json'))
+            copy_file(sf.path, dests[sf.agent].with_suffix('.meta.json'))
         elif sf.kind in ('tool_result', 'sidecar', 'side'):
-            _copy_file(sf.path, check_inside(out/sf.path.relative_to(folder)))
+            copy_file(sf.path, check_inside(out/sf.path.relative_to(folder)))
     _left_out(folder, files)
 
 # %% ../nbs/07_write.ipynb #21ae513c
@@ -746,7 +707,7 @@ def fork_sess(sid:str=None, # the session to fork, as `sess_file` names it (defa
     if replace and dest.exists() and not is_own_write(dest): raise refuse  # before anything is written
     clean_tmp(dest.parent)
     try:
-        with _atomic_open(dest, replace) as f:  # in place only once all of the fork is written
+        with atomic_open(dest, replace) as f:  # in place only once all of the fork is written
             f = Digested(f)
             _write_recs(f, _stamped(itertools.chain((_mark(r, sid) for r in _munged(kept, mx, think)), names), new))
             _fork_files(files, agents, out, new, mx, think, replace)
