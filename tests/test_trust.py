@@ -1140,3 +1140,12 @@ def test_29_9_a_redacted_copy_that_is_a_symlink_is_not_replaced(arc, tmp_path):
     res.path.symlink_to(victim)
     with pytest.raises(ExistsError, match='is a symlink'): redact_sess(SID)
     assert victim.read_bytes() == b'{"type":"mine"}\n' and res.path.is_symlink()
+
+def test_29_3_the_backup_hook_log_is_not_written_through_a_link(arc, tmp_path):
+    from llmsurgery.backup import backup_from_hook, OWN_DIR
+    dest, victim = tmp_path/'bk', tmp_path/'victim'
+    victim.write_bytes(b'precious\n')
+    (dest/OWN_DIR).mkdir(parents=True)
+    (dest/OWN_DIR/'hook.log').symlink_to(victim)
+    backup_from_hook(dest)
+    assert victim.read_bytes() == b'precious\n' and (dest/OWN_DIR/'hook.log').is_symlink()
