@@ -1094,11 +1094,12 @@ def test_29_3_a_hard_link_planted_as_the_index_is_not_written(arc, capsys, tmp_p
     rc, out, err = run(capsys, 'find', 'Tidy')
     assert victim.read_bytes() == b'' and 'hard link' in err and rc == 0
 
-def test_29_9_a_half_line_begun_between_our_look_and_our_write_is_mended(arc, monkeypatch):
+@pytest.mark.parametrize('size', [10, 3 << 20])
+def test_29_9_a_half_line_begun_between_our_look_and_our_write_is_mended(arc, monkeypatch, size):
     "Deterministically: the foreign writer's first half lands just after our look, its second half 50 ms later"
     import threading
     p = tools_session(arc)
-    line = b'{"type":"system","subtype":"split","content":"foreign"}\n'
+    line = b'{"type":"system","subtype":"split","content":"foreign' + b'x' * size + b'"}\n'  # and a line of 3 MB
     write = os.write
     def half_first(fd, data):  # our append's one write: the other writer's first half lands just before it
         if b'"customTitle":"mended"' in data and not hasattr(half_first, 'done'):
