@@ -929,7 +929,8 @@ def test_29_6_a_long_title_shows_everywhere(arc, capsys):
     p, title = tools_session(arc), 'Long ' + 'title ' * 6700 + 'THE END'
     assert rename_sess(SID, title) == SID
     with open(p, 'ab') as f:
-        for i in range(300): f.write(json.dumps(dict(type='system', content='y' * 1000, sessionId=SID)).encode() + b'\n')
+        for i in range(300):
+            f.write(json.dumps(dict(type='system', content='y' * 1000, sessionId=SID)).encode() + b'\n')
     assert Sess(p).label == title and [s.label for s in ls_sess() if s.sid == SID] == [title]
     assert ArchiveIndex().update() and ArchiveIndex().label(p) == title
     rc, out, _ = run(capsys, 'ls', '--json')
@@ -1018,7 +1019,8 @@ def test_29_9_a_line_that_never_ends_is_refused_naming_the_session(arc, tmp_path
     assert 0.5 <= time.monotonic() - t0 < 1.5 and w.poll() is None  # it waited, then refused while the line grew
     assert w.wait(60) == 0 and b'not now' not in p.read_bytes()
     rename_sess(SID, 'now')  # once the line is whole, the append goes through
-    assert load_recs(p)[-2:].attrgot('type') == ['custom-title', 'agent-name'] and load_recs(p)[-3].content == 'z' * 2000
+    recs = load_recs(p)
+    assert recs[-2:].attrgot('type') == ['custom-title', 'agent-name'] and recs[-3].content == 'z' * 2000
 
 # the siblings of item 9: writers that replace a session a running CLI may append to
 
