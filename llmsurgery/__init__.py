@@ -74,9 +74,9 @@ import importlib
 __version__ = "0.0.3"
 
 # What `from llmsurgery import *` brings: the library's modules, not the command line's nor the test rig's
-API_MODULES = ('core', 'rec', 'show', 'view', 'sess', 'thread', 'sent', 'claude', 'files', 'write', 'resume',
-               'scan', 'search', 'usage', 'forensics', 'drift', 'dialog', 'hist', 'convert', 'redact',
-               'archive_index', 'export', 'page', 'manage', 'backup', 'skill', 'fixtures')
+API_MODULES = ('core', 'rec', 'show', 'view', 'sess', 'codex', 'thread', 'sent', 'claude', 'files', 'write',
+               'resume', 'scan', 'search', 'usage', 'forensics', 'drift', 'dialog', 'hist', 'convert', 'handoff',
+               'redact', 'archive_index', 'export', 'page', 'manage', 'backup', 'skill', 'fixtures')
 
 def _home(name):
     "The API module that defines `name`, by the symbol table nbdev writes (no module is imported to find it)"

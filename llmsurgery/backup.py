@@ -309,7 +309,7 @@ def _entrypoints(path) -> set:
     with open_transcript(path) as f:
         head, size = f.read(1 << 16), os.fstat(f.fileno()).st_size
         f.seek(max(0, size - (1 << 16)))
-        tail = f.read()
+        tail = f.read(1 << 16)
     found = [m[1] for m in (_ENTRY.search(head), [*_ENTRY.finditer(tail)][-1:] and [*_ENTRY.finditer(tail)][-1]) if m]
     return {e.decode(errors='replace').replace('local_agent', 'local-agent') for e in found}
 

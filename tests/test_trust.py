@@ -1019,8 +1019,8 @@ def test_29_9_a_line_that_never_ends_is_refused_naming_the_session(arc, tmp_path
     assert 0.5 <= time.monotonic() - t0 < 1.5 and w.poll() is None  # it waited, then refused while the line grew
     assert w.wait(60) == 0 and b'not now' not in p.read_bytes()
     rename_sess(SID, 'now')  # once the line is whole, the append goes through
-    recs = load_recs(p)
-    assert recs[-2:].attrgot('type') == ['custom-title', 'agent-name'] and recs[-3].content == 'z' * 2000
+    got = load_recs(p)
+    assert got[-2:].attrgot('type') == ['custom-title', 'agent-name'] and got[-3].content == 'z' * 2000
 
 # the siblings of item 9: writers that replace a session a running CLI may append to
 
