@@ -590,6 +590,7 @@ def backup_from_hook(dest, # the backup folder
     except Exception as e: rep, line = None, f'failed: {type(e).__name__}: {e}'
     try:
         (log := Path(dest).expanduser()/OWN_DIR).mkdir(parents=True, exist_ok=True)
-        with open(log/'hook.log', 'a') as f: f.write(f'{datetime.now(timezone.utc).isoformat()} {line}\n')
+        fd = os.open(log/'hook.log', os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        with open(fd, 'a') as f: f.write(f'{datetime.now(timezone.utc).isoformat()} {line}\n')  # never via a link
     except OSError: pass
     return rep

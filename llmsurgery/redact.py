@@ -1152,6 +1152,7 @@ def _inside(p, root):
 
 def _check_own(dest, sid, digest=None):
     "Raise `ExistsError` unless session `dest` (of id `sid`) is missing, what llmsurgery wrote there, or holds `digest`"
+    if dest.is_symlink(): raise ExistsError(f'Session {sid} ({dest}) is a symlink: refusing to replace it')
     if dest.exists() and not is_own_write(dest) and (digest is None or file_digest(dest) != digest):
         raise ExistsError(f'Session {sid} ({dest}) is not what llmsurgery wrote there (resumed, appended to or edited '
                           'since): refusing to replace it; move it away first')

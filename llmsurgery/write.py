@@ -400,12 +400,14 @@ def _mend(fd, path, size, at, n, wait):
     """Our `n` bytes landed at byte `at`, after half a line another writer began at byte `size`: once that writer ends
     its line (after ours), swap them in place, its whole line first; the bytes stay the same, only their order moves"""
     t0, end = time.monotonic(), at + n
-    while (k := (tail := os.pread(fd, 1 << 16, end)).find(b'\n')) < 0:
+    pos = end  # how far its line's end was looked for
+    while (k := (got := os.pread(fd, 1 << 20, pos)).find(b'\n')) < 0:
+        if got: pos += len(got); continue  # a long line: read on
         if time.monotonic() - t0 >= (APPEND_WAIT if wait is None else wait):
             return warnings.warn(f'{path}: another process wrote half a line at byte {size} just as llmsurgery '
                                  f'appended at byte {at}, and never ended it: two lines are damaged', TranscriptWarning)
         time.sleep(0.001)
-    mended = os.pread(fd, at - size, size) + tail[:k + 1] + os.pread(fd, n, at)
+    mended = os.pread(fd, at - size, size) + os.pread(fd, pos + k + 1 - end, end) + os.pread(fd, n, at)
     w = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)  # not to append: to write where the bytes are
     try:
         if os.fstat(w).st_ino != os.fstat(fd).st_ino:

@@ -1,5 +1,7 @@
 """Nothing lost, nothing wrong (issue 19): export, the index, notebooks, reprs and the skill, under faults and hostile
-input. The number in each test's name is the item of issue 19 it pins; each failed on the code before the fix.
+input. The number in each test's name is the item of issue 19 it pins; each failed on the code before the fix. Tests
+named `test_29_N_...` pin item N of issue 29 (the management verbs, the lazy reader and the index under a hostile
+world) the same way.
 
 The index's fault injection kills a real updater (SIGKILL, and Ctrl-C in-process) at every chunk boundary of a
 small archive indexed in small chunks, and after random delays, then checks that every cross-session question gets
@@ -1099,11 +1101,12 @@ def test_29_3_a_hard_link_planted_as_the_index_is_not_written(arc, capsys, tmp_p
     rc, out, err = run(capsys, 'find', 'Tidy')
     assert victim.read_bytes() == b'' and 'hard link' in err and rc == 0
 
-def test_29_9_a_half_line_begun_between_our_look_and_our_write_is_mended(arc, monkeypatch):
+@pytest.mark.parametrize('size', [10, 3 << 20])
+def test_29_9_a_half_line_begun_between_our_look_and_our_write_is_mended(arc, monkeypatch, size):
     "Deterministically: the foreign writer's first half lands just after our look, its second half 50 ms later"
     import threading
     p = tools_session(arc)
-    line = b'{"type":"system","subtype":"split","content":"foreign"}\n'
+    line = b'{"type":"system","subtype":"split","content":"foreign' + b'x' * size + b'"}\n'  # and a line of 3 MB
     write = os.write
     def half_first(fd, data):  # our append's one write: the other writer's first half lands just before it
         if b'"customTitle":"mended"' in data and not hasattr(half_first, 'done'):
@@ -1135,3 +1138,22 @@ def test_29_4_a_session_changed_after_the_index_answered_where_its_records_are(a
     assert 'internal error' not in err and 'Traceback' not in err
     if change == 'grown': assert (rc, out) == want[:2]
     else: assert rc != 0 and str(p) in err and 'changed since the index read it' in err and 'Tody' not in out, err
+
+def test_29_9_a_redacted_copy_that_is_a_symlink_is_not_replaced(arc, tmp_path):
+    from llmsurgery.redact import redact_sess
+    res = redact_sess(SID)
+    victim = tmp_path/'victim.jsonl'
+    victim.write_bytes(b'{"type":"mine"}\n')
+    res.path.unlink()
+    res.path.symlink_to(victim)
+    with pytest.raises(ExistsError, match='is a symlink'): redact_sess(SID)
+    assert victim.read_bytes() == b'{"type":"mine"}\n' and res.path.is_symlink()
+
+def test_29_3_the_backup_hook_log_is_not_written_through_a_link(arc, tmp_path):
+    from llmsurgery.backup import backup_from_hook, OWN_DIR
+    dest, victim = tmp_path/'bk', tmp_path/'victim'
+    victim.write_bytes(b'precious\n')
+    (dest/OWN_DIR).mkdir(parents=True)
+    (dest/OWN_DIR/'hook.log').symlink_to(victim)
+    backup_from_hook(dest)
+    assert victim.read_bytes() == b'precious\n' and (dest/OWN_DIR/'hook.log').is_symlink()
