@@ -28,6 +28,15 @@ llmsurgery redact . -o share/      # a copy with keys, tokens and passwords repl
 A session is named by id, unique id prefix, title, path, or `.`; `--json` gives data for programs and agents; the
 exit status is 0 when something was found, 1 when nothing was, 2 on bad usage.
 
+Claude Code can ask the same questions itself, as MCP tools, with no shell: install llmsurgery's MCP server once,
+
+```sh
+llmsurgery mcp install             # for you, in every project (--project: this project's .mcp.json)
+```
+
+and the agent finds past sessions by phrase or regex, reads them, and sees their tool calls, files, commands,
+failures, subagents and cost (read-only; `llmsurgery mcp --allow-writes` adds rename, tag, fork and redact).
+
 Modules:
 
 - `llmsurgery.archive_index`: A warm index of the whole archive in SQLite: cross-session questions answered without reading every transcript again
