@@ -239,7 +239,7 @@ class ArchiveIndex:
             try: yield
             finally: self._locked = False; fcntl.flock(f, fcntl.LOCK_UN)
 
-# %% ../nbs/14_archive_index.ipynb #3fcdc17b
+# %% ../nbs/14_archive_index.ipynb #52ef2310
 def warm_index(cfg=None, # the config folder (default: `claude_dir()`)
               ) -> ArchiveIndex | None:
     "The index of config folder `cfg` when `llmsurgery index` has built it, else None (a question then scans)"

@@ -533,7 +533,7 @@ def cmd_skill(a, # the parsed command line (`cli_parser`)
     else: print('No llmsurgery skill was installed there.')
     return 0 if p else 1
 
-# %% ../nbs/19_cli.ipynb #42760462
+# %% ../nbs/19_cli.ipynb #424b8c84
 @cli_command('mcp', opt('action', nargs='?', choices=['serve', 'install'], default='serve',
                         help='serve on stdin and stdout (what Claude Code starts), or install in its MCP config'),
              opt('--allow-writes', action='store_true',
@@ -548,7 +548,10 @@ def cmd_mcp(a, # the parsed command line (`cli_parser`)
     from llmsurgery.mcp_server import serve_stdio, install_mcp, mcp_add_line
     if a.action == 'serve':
         if a.project or a.user or a.print: raise UsageError('--project, --user and --print go with `mcp install`')
-        serve_stdio(a.allow_writes)
+        out = sys.stdout  # the protocol goes to the real stdout, not through `visible`: the SDK writes JSON-RPC there
+        sys.stdout = out.out if isinstance(out, _Visible) else out
+        try: serve_stdio(a.allow_writes)
+        finally: sys.stdout = out
         return 0
     if a.project and a.user: raise UsageError('--project or --user, not both')
     if a.print:
