@@ -173,3 +173,97 @@ def test_install_writes_what_claude_mcp_add_writes(tmp_path, monkeypatch):
     monkeypatch.delenv('CLAUDE_CONFIG_DIR')
     monkeypatch.setenv('HOME', str(home))
     assert user_config() == home/'.claude.json'
+
+# The real Claude Code, offline: the fake API scripts a call of each tool; the transcript the CLI writes holds answers
+
+def clis():
+    "The bundled CLI, and 2.1.333 when `tools/fetch-clis` has fetched it (else skipped)"
+    from llmsurgery.claude import claude_bin
+    from llmsurgery.core import clis_dir
+    old = clis_dir()/'2.1.333'/'claude'
+    return [pytest.param(str(claude_bin()), id='bundled'),
+            pytest.param(str(old), id='2.1.333', marks=pytest.mark.skipif(not old.exists(), reason='tools/fetch-clis'))]
+
+def run_claude_mcp(bin, cfg, calls, tmp_path):
+    "Run `claude -p` with our server and the fake API scripting `calls`; the records of the session it wrote, and the API"
+    from llmsurgery.fakeapi import FakeAPI, tool_use_block, text_block
+    from llmsurgery.claude import claude_env
+    from llmsurgery.core import open_recs
+    from llmsurgery.sess import sess_file
+    cwd = tmp_path/'proj'
+    cwd.mkdir()
+    conf = tmp_path/'mcp.json'
+    conf.write_text(json.dumps({'mcpServers': {'llmsurgery': {'type': 'stdio', 'command': LLMSURGERY, 'args': ['mcp']}}}))
+    turns = [[tool_use_block(f'mcp__llmsurgery__{n}', a)] for n, a in calls] + [[text_block('done')]]
+    allowed = ','.join(sorted({f'mcp__llmsurgery__{n}' for n, _ in calls}))
+    with FakeAPI(turns, timeout=240) as api:
+        p = subprocess.run([bin, '-p', 'Look at my history', '--model', 'claude-sonnet-4-6', '--output-format', 'json',
+                            '--mcp-config', str(conf), '--strict-mcp-config', '--allowedTools', allowed, '--tools', ''],
+                           cwd=cwd, env=claude_env(cfg, api.url), capture_output=True, text=True, timeout=240)
+    assert p.returncode == 0, p.stderr[-2000:]
+    sid = json.loads(p.stdout)['session_id']
+    with config_dir(cfg): recs = open_recs(sess_file(sid))
+    return sid, recs, api
+
+def results(recs) -> dict:
+    "tool_use id -> its tool_result block, from the records of a transcript"
+    return {b['tool_use_id']: b for r in recs if r.get('type') == 'user' and isinstance(c := r['message']['content'], list)
+            for b in c if isinstance(b, dict) and b.get('type') == 'tool_result'}
+
+def calls_of(recs) -> list:
+    return [b for r in recs if r.get('type') == 'assistant' for b in r['message']['content'] if b.get('type') == 'tool_use']
+
+def text_of(block) -> str:
+    c = block['content']
+    return c if isinstance(c, str) else '\n'.join(b.get('text', '') for b in c if isinstance(b, dict))
+
+@pytest.mark.cli
+@pytest.mark.parametrize('bin', clis())
+def test_claude_code_calls_every_tool(bin, cfg, tmp_path):
+    sid, recs, api = run_claude_mcp(bin, cfg, READS + [('show_session', dict(session='nope'))], tmp_path)
+    got = [results(recs)[c['id']] for c in calls_of(recs)]
+    assert len(got) == len(READS) + 1
+    assert [READS[i][0] for i, b in enumerate(got[:-1]) if b.get('is_error')] == []
+    assert got[-1]['is_error'] and "No session or agent with id, id prefix or title 'nope'" in text_of(got[-1])
+    texts = {n: text_of(b) for (n, _), b in reversed(list(zip(READS, got)))}  # each tool's first call
+    # rows: the model is given structuredContent alone, as JSON; text: the text
+    assert TOOLS in [r['sid'] for r in json.loads(texts['find_sessions'])['rows']]  # and the running one: it said so
+    assert json.loads(texts['session_failures'])['total'] == 3
+    assert '--- [24] assistant' in texts['show_session'] and "cannot access 'missing-dir'" in texts['get_tool_result']
+    assert 'would resume' in texts['preview_resume']
+    assert json.loads(texts['current_session'])['sid'] == sid  # the session that called: CLAUDE_CODE_SESSION_ID
+    sent = [b for q in api.reqs for m in q['messages'] if m['role'] == 'user' and isinstance(m['content'], list)
+            for b in m['content'] if b.get('type') == 'tool_result']
+    assert any(json.loads(text_of(b).split('\n\n<system-reminder>')[0]).get('rows') for b in sent)
+
+TINY = '''
+import anyio, mcp_types as T
+from mcp.server import Server
+from mcp.server.stdio import stdio_server
+async def lt(ctx, p): return T.ListToolsResult(tools=[T.Tool(name='both', description='x', input_schema={'type': 'object'})])
+async def ct(ctx, p):
+    return T.CallToolResult(content=[T.TextContent(type='text', text='THE TEXT')], structured_content={'the': 'data'})
+srv = Server('tiny', on_list_tools=lt, on_call_tool=ct)
+async def main():
+    async with stdio_server() as (r, w): await srv.run(r, w, srv.create_initialization_options())
+anyio.run(main)
+'''
+
+@pytest.mark.cli
+@pytest.mark.parametrize('bin', clis())
+def test_claude_code_gives_the_model_structured_content_alone(bin, tmp_path):
+    "Why rows are structuredContent whose text is the same JSON, and text answers have no structuredContent"
+    from llmsurgery.fakeapi import FakeAPI, tool_use_block, text_block
+    from llmsurgery.claude import claude_env
+    (tmp_path/'tiny.py').write_text(TINY)
+    (tmp_path/'proj').mkdir()
+    conf = tmp_path/'mcp.json'
+    conf.write_text(json.dumps({'mcpServers': {'tiny': {'command': sys.executable, 'args': [str(tmp_path/'tiny.py')]}}}))
+    with FakeAPI([[tool_use_block('mcp__tiny__both', {})], [text_block('done')]], timeout=120) as api:
+        p = subprocess.run([bin, '-p', 'go', '--model', 'claude-sonnet-4-6', '--output-format', 'json', '--mcp-config',
+                            str(conf), '--strict-mcp-config', '--allowedTools', 'mcp__tiny__both', '--tools', ''],
+                           cwd=tmp_path/'proj', env=claude_env(tmp_path/'cfg', api.url), capture_output=True, text=True,
+                           timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    seen = text_of(api.reqs[-1]['messages'][-1]['content'][0])
+    assert seen.startswith('{"the":"data"}') and 'THE TEXT' not in seen
