@@ -12,8 +12,8 @@ __all__ = ['PAGE_CHARS', 'MCP_TOOLS', 'MAX_CELL', 'CURSOR_DOC', 'INSTRUCTIONS', 
            'tag_session', 'fork_session', 'redact_session', 'mcp_server', 'serve_stdio', 'user_config', 'mcp_entry',
            'mcp_add_line', 'install_mcp']
 
-# %% ../nbs/20_mcp_server.ipynb #ca571f31
-import os, re, json, inspect
+# %% ../nbs/20_mcp_server.ipynb #fadd3994
+import os, re, json, inspect, warnings, threading
 from pathlib import Path
 from typing import Callable, NamedTuple
 from fastcore.docments import docments
@@ -23,7 +23,7 @@ from .show import to_data, fmt_recs
 from .sess import cur_sess, open_sess, sess_file, agent_sess, ls_sess
 from . import __version__
 
-# %% ../nbs/20_mcp_server.ipynb #07898769
+# %% ../nbs/20_mcp_server.ipynb #fbb8857e
 PAGE_CHARS = 40_000  # the most characters of one page of an answer
 
 def _check_cursor(cursor, n, what):
@@ -56,7 +56,7 @@ def rows_page(rows:list, # the whole answer: JSON-ready dicts
     nxt = cursor + len(out)
     return out, nxt if nxt < len(rows) else None
 
-# %% ../nbs/20_mcp_server.ipynb #87cb31f1
+# %% ../nbs/20_mcp_server.ipynb #5a3e5ae1
 class MCPTool(NamedTuple):
     "A function served as an MCP tool: its `name`, whether it answers in `text` and whether it `writes`"
     name: str
@@ -78,7 +78,7 @@ def mcp_tool(text:bool=False, # the answer is text for the model to read, not ro
         return f
     return register
 
-# %% ../nbs/20_mcp_server.ipynb #1663c5c2
+# %% ../nbs/20_mcp_server.ipynb #1f6a129a
 def server_sess() -> str:
     "Id of the session of the Claude Code that started this server (`$CLAUDE_PROJECT_DIR`, the cwd; see `cur_sess`)"
     return cur_sess(os.environ.get('CLAUDE_PROJECT_DIR') or None)
@@ -103,7 +103,7 @@ def _index():
     if (ix := _INDEXES.get(key)) is None or not ix.exists(): ix = _INDEXES[key] = warm_index()
     return ix
 
-# %% ../nbs/20_mcp_server.ipynb #6f5a5265
+# %% ../nbs/20_mcp_server.ipynb #f5a34f44
 MAX_CELL = 2_000  # characters of one string in a row
 
 def model_rows(res, # a library answer: `Rows`, a list of dicts, ...
@@ -119,7 +119,7 @@ def model_rows(res, # a library answer: `Rows`, a list of dicts, ...
     rows = to_data(res)
     return [cut(r) for r in (rows if isinstance(rows, list) else [rows])]
 
-# %% ../nbs/20_mcp_server.ipynb #4f2e178d
+# %% ../nbs/20_mcp_server.ipynb #c10cbb9a
 @mcp_tool()
 def find_sessions(query:str, # what to look for: a phrase (any case), or a regular expression with `regex`
                   regex:bool=False, # `query` is a Python regular expression (`(?i)` for any case)
@@ -148,7 +148,7 @@ def search_session(query:str, # what to look for: a phrase (any case), or a regu
     from llmsurgery.search import sess_search
     return sess_search(_pat(query, regex), _sess(session), role=role, tool=tool)
 
-# %% ../nbs/20_mcp_server.ipynb #ad0f6ab1
+# %% ../nbs/20_mcp_server.ipynb #88292555
 def _recs_text(s, start, end, all, mx):
     "The text of session `s`'s thread (or, with `start`/`end`, its records by index), each message numbered"
     from llmsurgery.thread import sess_thread, conv_recs
@@ -175,7 +175,7 @@ def show_session(session:str='.', # id, unique id prefix, title or transcript pa
     if agent: s = agent_sess(agent, s)
     return _recs_text(s, start, end, all, mx or None)
 
-# %% ../nbs/20_mcp_server.ipynb #8ab084d4
+# %% ../nbs/20_mcp_server.ipynb #4f40f656
 @mcp_tool(text=True)
 def get_tool_result(tool_use_id:str, # a tool_use id (toolu_...), or a unique start of it
                 session:str=None, # only in this session (default: every session of every project)
@@ -208,7 +208,7 @@ def session_failures(session:str='.', # id, unique id prefix, title or transcrip
     from llmsurgery.forensics import sess_errors
     return sess_errors(_sess(session), agents=agents)
 
-# %% ../nbs/20_mcp_server.ipynb #85a2ff0a
+# %% ../nbs/20_mcp_server.ipynb #00604bcf
 @mcp_tool()
 def session_agents(session:str='.', # id, unique id prefix, title or transcript path; '.': the current session
                   ):
@@ -244,7 +244,7 @@ def current_session():
     "The session of the Claude Code running this server: id, transcript path, project, title"
     return open_sess(server_sess())
 
-# %% ../nbs/20_mcp_server.ipynb #393a8771
+# %% ../nbs/20_mcp_server.ipynb #92d8b548
 CURSOR_DOC = "the page to give: 0, or the next_cursor (or cursor=N) the page before ended with"
 
 def arg_model(t:MCPTool):
@@ -266,7 +266,7 @@ def tool_schema(t:MCPTool) -> dict:
     props['cursor'] = dict(type='integer', minimum=0, default=0, description=CURSOR_DOC)
     return dict(type='object', properties=props, required=sch.get('required', []), additionalProperties=False)
 
-# %% ../nbs/20_mcp_server.ipynb #c2c7b0e5
+# %% ../nbs/20_mcp_server.ipynb #771b4f8e
 def check_args(t:MCPTool, # the tool
                args:dict, # the arguments the model gave, `cursor` taken out
               ) -> dict:
@@ -283,39 +283,51 @@ def check_args(t:MCPTool, # the tool
         names = ', '.join(inspect.signature(t.fn).parameters) or 'none'
         raise ArgTypeError(f'{t.name}: ' + '; '.join(map(say, e.errors())) + f' (its arguments: {names}, cursor)') from None
 
-# %% ../nbs/20_mcp_server.ipynb #bff5f74f
+# %% ../nbs/20_mcp_server.ipynb #21aeab18
 def _error_text(e) -> str:
     "What to tell the model of error `e`, in a sentence"
     if isinstance(e, LLMSurgeryError): return str(e)
     if isinstance(e, OSError) and e.strerror: return f'{e.strerror}: {e.filename}' if e.filename else e.strerror
     return f'internal error in llmsurgery, {type(e).__name__}: {e}'
 
-def _answer(text=None, data=None, error=False):
+def _answer(text=None, data=None, error=False, warned=()):
+    "A `CallToolResult`: `text`, or `data` as `structuredContent` and as text; what was `warned` said in both"
     import mcp_types as T
+    if warned:
+        said = [str(w.message) for w in warned[:5]] + ([f'and {len(warned) - 5:,} more'] if len(warned) > 5 else [])
+        if data is not None: data = {**data, 'warnings': said}
+        else: text += '\n[warnings: ' + '; '.join(said) + ']'
     text = json.dumps(data, ensure_ascii=False, default=str) if text is None else text
     return T.CallToolResult(content=[T.TextContent(type='text', text=text)], structured_content=data, is_error=error)
 
 def _next(t, nxt): return f'call {t.name} again with the same arguments and cursor={nxt} for the next page'
 
+def _page(t, args):
+    "`(text, data)`: the page tool `t` answers to `args`"
+    args = dict(args or {}) if isinstance(args, dict) else args
+    cursor = args.pop('cursor', 0) if isinstance(args, dict) else 0
+    if isinstance(cursor, bool) or not isinstance(cursor, int): raise ArgTypeError(f'cursor is a number, not {cursor!r}')
+    res = t.fn(**check_args(t, args))
+    if t.text:
+        page, nxt = text_page(res, cursor)
+        return page + (f'\n[page ends at character {nxt:,} of {len(res):,}: {_next(t, nxt)}]' if nxt else ''), None
+    if isinstance(data := to_data(res), dict): return None, model_rows(data)[0]
+    page, nxt = rows_page(rows := model_rows(res), cursor)
+    return None, dict(rows=page, total=len(rows), next_cursor=nxt, **({'next': _next(t, nxt)} if nxt else {}))
+
+_ONE_AT_A_TIME = threading.Lock()  # a call's warnings are caught for the whole process: one call at a time
+
 def run_tool(t:MCPTool, # the tool
              args:dict, # the arguments the model gave
             ):
     "Tool `t` called with `args`, its answer made one page: a `CallToolResult` (an error one when it failed)"
-    try:
-        args = dict(args or {}) if isinstance(args, dict) else args
-        cursor = args.pop('cursor', 0) if isinstance(args, dict) else 0
-        if isinstance(cursor, bool) or not isinstance(cursor, int): raise ArgTypeError(f'cursor is a number, not {cursor!r}')
-        res = t.fn(**check_args(t, args))
-        if t.text:
-            page, nxt = text_page(res, cursor)
-            return _answer(page + (f'\n[page ends at character {nxt:,} of {len(res):,}: {_next(t, nxt)}]' if nxt else ''))
-        if isinstance(data := to_data(res), dict): return _answer(data=model_rows(data)[0])
-        rows = model_rows(res)
-        page, nxt = rows_page(rows, cursor)
-        return _answer(data=dict(rows=page, total=len(rows), next_cursor=nxt, **({'next': _next(t, nxt)} if nxt else {})))
-    except Exception as e: return _answer(_error_text(e), error=True)
+    with _ONE_AT_A_TIME, warnings.catch_warnings(record=True) as warned:  # a line read past, a file skipped
+        warnings.simplefilter('always')
+        try: text, data = _page(t, args)
+        except Exception as e: return _answer(_error_text(e), error=True, warned=warned)
+    return _answer(text or ('(nothing)' if data is None else None), data, warned=warned)
 
-# %% ../nbs/20_mcp_server.ipynb #239af8f1
+# %% ../nbs/20_mcp_server.ipynb #61193230
 @mcp_tool(writes=True)
 def rename_session(session:str, # id, unique id prefix, title or transcript path; '.': the current session
                    title:str, # its new title
@@ -349,7 +361,7 @@ def redact_session(session:str='.', # id, unique id prefix, title or transcript 
     res = redact_sess(_sess(session))
     return dict(sid=res.sid, path=res.path, findings=to_data(res.report))
 
-# %% ../nbs/20_mcp_server.ipynb #31169fe6
+# %% ../nbs/20_mcp_server.ipynb #f16c44a9
 INSTRUCTIONS = ("Claude Code's session history on this machine: find past sessions by phrase or regex, read a "
                 "session's conversation, tool calls, files, commands, failures, subagents and cost. Session '.' is "
                 "the current one. Answers come in pages: pass the cursor a page ends with to get the next.")
@@ -383,7 +395,7 @@ def serve_stdio(allow_writes:bool=False, # also serve the tools that write
         async with stdio_server() as (r, w): await srv.run(r, w, srv.create_initialization_options())
     anyio.run(serve)
 
-# %% ../nbs/20_mcp_server.ipynb #9ae3fc70
+# %% ../nbs/20_mcp_server.ipynb #0c0accb7
 def user_config() -> Path:
     "Claude Code's user config file: `.claude.json` in the config folder when `$CLAUDE_CONFIG_DIR` is set, else in ~"
     return claude_dir()/'.claude.json' if os.environ.get('CLAUDE_CONFIG_DIR') else Path.home()/'.claude.json'
@@ -404,7 +416,7 @@ def mcp_add_line(project=None, # a project folder (the project's `.mcp.json`), e
     return cd + shlex.join(['claude', 'mcp', 'add', '--scope', 'project' if project else 'user', 'llmsurgery', '--',
                             e['command'], *e['args']])
 
-# %% ../nbs/20_mcp_server.ipynb #883ca7e1
+# %% ../nbs/20_mcp_server.ipynb #d4cd9f27
 def _json_obj(p):
     "The JSON object in file `p` ({} when there is none); anything else is an `InputError`"
     try: d = json.loads(p.read_text()) if p.exists() else {}
