@@ -558,7 +558,8 @@ def cmd_mcp(a, # the parsed command line (`cli_parser`)
         print(mcp_add_line(a.project, a.allow_writes))
         return 0
     p = install_mcp(a.project, a.allow_writes)
-    print(json.dumps({'config': str(p), 'server': 'llmsurgery'}) if a.json else f'Installed the llmsurgery MCP server in {p}')
+    print(json.dumps({'config': str(p), 'server': 'llmsurgery'}) if a.json
+          else f'Installed the llmsurgery MCP server in {p}')
     return 0
 
 # %% ../nbs/19_cli.ipynb #94a487bf

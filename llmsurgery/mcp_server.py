@@ -12,7 +12,7 @@ __all__ = ['PAGE_CHARS', 'MCP_TOOLS', 'MAX_CELL', 'CURSOR_DOC', 'INSTRUCTIONS', 
            'tag_session', 'fork_session', 'redact_session', 'mcp_server', 'serve_stdio', 'user_config', 'mcp_entry',
            'mcp_add_line', 'install_mcp']
 
-# %% ../nbs/20_mcp_server.ipynb #fadd3994
+# %% ../nbs/20_mcp_server.ipynb #a7b0ce69
 import os, re, json, inspect, warnings, threading
 from pathlib import Path
 from typing import Callable, NamedTuple
@@ -23,12 +23,13 @@ from .show import to_data, fmt_recs
 from .sess import cur_sess, open_sess, sess_file, agent_sess, ls_sess
 from . import __version__
 
-# %% ../nbs/20_mcp_server.ipynb #fbb8857e
+# %% ../nbs/20_mcp_server.ipynb #61380f8a
 PAGE_CHARS = 40_000  # the most characters of one page of an answer
 
 def _check_cursor(cursor, n, what):
     if not isinstance(cursor, int) or cursor < 0 or (cursor > n or (cursor == n and n)):
-        raise InputError(f'cursor {cursor!r} is not a page of this answer: it holds {n:,} {what} (cursor 0 to {max(n-1, 0):,})')
+        raise InputError(f'cursor {cursor!r} is not a page of this answer: it holds {n:,} {what} '
+                         f'(cursor 0 to {max(n-1, 0):,})')
 
 def text_page(text:str, # the whole answer
               cursor:int=0, # where the page starts: 0, or the `next_cursor` of the page before
@@ -56,7 +57,7 @@ def rows_page(rows:list, # the whole answer: JSON-ready dicts
     nxt = cursor + len(out)
     return out, nxt if nxt < len(rows) else None
 
-# %% ../nbs/20_mcp_server.ipynb #5a3e5ae1
+# %% ../nbs/20_mcp_server.ipynb #53333301
 class MCPTool(NamedTuple):
     "A function served as an MCP tool: its `name`, whether it answers in `text` and whether it `writes`"
     name: str
@@ -78,7 +79,7 @@ def mcp_tool(text:bool=False, # the answer is text for the model to read, not ro
         return f
     return register
 
-# %% ../nbs/20_mcp_server.ipynb #1f6a129a
+# %% ../nbs/20_mcp_server.ipynb #b0294085
 def server_sess() -> str:
     "Id of the session of the Claude Code that started this server (`$CLAUDE_PROJECT_DIR`, the cwd; see `cur_sess`)"
     return cur_sess(os.environ.get('CLAUDE_PROJECT_DIR') or None)
@@ -103,7 +104,7 @@ def _index():
     if (ix := _INDEXES.get(key)) is None or not ix.exists(): ix = _INDEXES[key] = warm_index()
     return ix
 
-# %% ../nbs/20_mcp_server.ipynb #f5a34f44
+# %% ../nbs/20_mcp_server.ipynb #d3980190
 MAX_CELL = 2_000  # characters of one string in a row
 
 def model_rows(res, # a library answer: `Rows`, a list of dicts, ...
@@ -119,7 +120,7 @@ def model_rows(res, # a library answer: `Rows`, a list of dicts, ...
     rows = to_data(res)
     return [cut(r) for r in (rows if isinstance(rows, list) else [rows])]
 
-# %% ../nbs/20_mcp_server.ipynb #c10cbb9a
+# %% ../nbs/20_mcp_server.ipynb #e0495964
 @mcp_tool()
 def find_sessions(query:str, # what to look for: a phrase (any case), or a regular expression with `regex`
                   regex:bool=False, # `query` is a Python regular expression (`(?i)` for any case)
@@ -148,7 +149,7 @@ def search_session(query:str, # what to look for: a phrase (any case), or a regu
     from llmsurgery.search import sess_search
     return sess_search(_pat(query, regex), _sess(session), role=role, tool=tool)
 
-# %% ../nbs/20_mcp_server.ipynb #88292555
+# %% ../nbs/20_mcp_server.ipynb #72a62328
 def _recs_text(s, start, end, all, mx):
     "The text of session `s`'s thread (or, with `start`/`end`, its records by index), each message numbered"
     from llmsurgery.thread import sess_thread, conv_recs
@@ -175,7 +176,7 @@ def show_session(session:str='.', # id, unique id prefix, title or transcript pa
     if agent: s = agent_sess(agent, s)
     return _recs_text(s, start, end, all, mx or None)
 
-# %% ../nbs/20_mcp_server.ipynb #4f40f656
+# %% ../nbs/20_mcp_server.ipynb #635c9dfb
 @mcp_tool(text=True)
 def get_tool_result(tool_use_id:str, # a tool_use id (toolu_...), or a unique start of it
                 session:str=None, # only in this session (default: every session of every project)
@@ -208,7 +209,7 @@ def session_failures(session:str='.', # id, unique id prefix, title or transcrip
     from llmsurgery.forensics import sess_errors
     return sess_errors(_sess(session), agents=agents)
 
-# %% ../nbs/20_mcp_server.ipynb #00604bcf
+# %% ../nbs/20_mcp_server.ipynb #c2fe5b6e
 @mcp_tool()
 def session_agents(session:str='.', # id, unique id prefix, title or transcript path; '.': the current session
                   ):
@@ -244,10 +245,11 @@ def current_session():
     "The session of the Claude Code running this server: id, transcript path, project, title"
     return open_sess(server_sess())
 
-# %% ../nbs/20_mcp_server.ipynb #92d8b548
+# %% ../nbs/20_mcp_server.ipynb #bb532f24
 CURSOR_DOC = "the page to give: 0, or the next_cursor (or cursor=N) the page before ended with"
 
-def arg_model(t:MCPTool):
+def arg_model(t:MCPTool, # the tool
+             ):
     "A pydantic model of tool `t`'s arguments, refusing any other (an argument that defaults to None may be null)"
     from pydantic import create_model, ConfigDict
     def typ(p): return p.annotation | None if p.default is None else p.annotation
@@ -255,7 +257,8 @@ def arg_model(t:MCPTool):
           for k, p in inspect.signature(t.fn).parameters.items()}
     return create_model(t.name, __config__=ConfigDict(extra='forbid'), **fs)
 
-def tool_schema(t:MCPTool) -> dict:
+def tool_schema(t:MCPTool, # the tool
+               ) -> dict:
     "The JSON schema of tool `t`'s arguments, each described by its docment, and `cursor`"
     sch, docs = arg_model(t).model_json_schema(), docments(t.fn)
     props = sch.get('properties', {})
@@ -266,7 +269,7 @@ def tool_schema(t:MCPTool) -> dict:
     props['cursor'] = dict(type='integer', minimum=0, default=0, description=CURSOR_DOC)
     return dict(type='object', properties=props, required=sch.get('required', []), additionalProperties=False)
 
-# %% ../nbs/20_mcp_server.ipynb #771b4f8e
+# %% ../nbs/20_mcp_server.ipynb #b74f34b4
 def check_args(t:MCPTool, # the tool
                args:dict, # the arguments the model gave, `cursor` taken out
               ) -> dict:
@@ -281,9 +284,10 @@ def check_args(t:MCPTool, # the tool
             if x['type'] == 'extra_forbidden': return f'there is no argument {k!r}'
             return f'{k!r} {x["msg"][0].lower() + x["msg"][1:]}, not {x["input"]!r}'
         names = ', '.join(inspect.signature(t.fn).parameters) or 'none'
-        raise ArgTypeError(f'{t.name}: ' + '; '.join(map(say, e.errors())) + f' (its arguments: {names}, cursor)') from None
+        why = '; '.join(map(say, e.errors()))
+        raise ArgTypeError(f'{t.name}: {why} (its arguments: {names}, cursor)') from None
 
-# %% ../nbs/20_mcp_server.ipynb #21aeab18
+# %% ../nbs/20_mcp_server.ipynb #35fa1023
 def _error_text(e) -> str:
     "What to tell the model of error `e`, in a sentence"
     if isinstance(e, LLMSurgeryError): return str(e)
@@ -306,7 +310,8 @@ def _page(t, args):
     "`(text, data)`: the page tool `t` answers to `args`"
     args = dict(args or {}) if isinstance(args, dict) else args
     cursor = args.pop('cursor', 0) if isinstance(args, dict) else 0
-    if isinstance(cursor, bool) or not isinstance(cursor, int): raise ArgTypeError(f'cursor is a number, not {cursor!r}')
+    if isinstance(cursor, bool) or not isinstance(cursor, int):
+        raise ArgTypeError(f'cursor is a number, not {cursor!r}')
     res = t.fn(**check_args(t, args))
     if t.text:
         page, nxt = text_page(res, cursor)
@@ -327,7 +332,7 @@ def run_tool(t:MCPTool, # the tool
         except Exception as e: return _answer(_error_text(e), error=True, warned=warned)
     return _answer(text or ('(nothing)' if data is None else None), data, warned=warned)
 
-# %% ../nbs/20_mcp_server.ipynb #61193230
+# %% ../nbs/20_mcp_server.ipynb #d296e9e0
 @mcp_tool(writes=True)
 def rename_session(session:str, # id, unique id prefix, title or transcript path; '.': the current session
                    title:str, # its new title
@@ -361,7 +366,7 @@ def redact_session(session:str='.', # id, unique id prefix, title or transcript 
     res = redact_sess(_sess(session))
     return dict(sid=res.sid, path=res.path, findings=to_data(res.report))
 
-# %% ../nbs/20_mcp_server.ipynb #f16c44a9
+# %% ../nbs/20_mcp_server.ipynb #fd8da63d
 INSTRUCTIONS = ("Claude Code's session history on this machine: find past sessions by phrase or regex, read a "
                 "session's conversation, tool calls, files, commands, failures, subagents and cost. Session '.' is "
                 "the current one. Answers come in pages: pass the cursor a page ends with to get the next.")
@@ -395,7 +400,7 @@ def serve_stdio(allow_writes:bool=False, # also serve the tools that write
         async with stdio_server() as (r, w): await srv.run(r, w, srv.create_initialization_options())
     anyio.run(serve)
 
-# %% ../nbs/20_mcp_server.ipynb #0c0accb7
+# %% ../nbs/20_mcp_server.ipynb #26447e98
 def user_config() -> Path:
     "Claude Code's user config file: `.claude.json` in the config folder when `$CLAUDE_CONFIG_DIR` is set, else in ~"
     return claude_dir()/'.claude.json' if os.environ.get('CLAUDE_CONFIG_DIR') else Path.home()/'.claude.json'
@@ -404,7 +409,8 @@ def mcp_entry(allow_writes:bool=False, # the server serves the writing tools too
              ) -> dict:
     "The server's entry in an `mcpServers` object, as `claude mcp add` writes it"
     from llmsurgery.skill import llmsurgery_cmd
-    return dict(type='stdio', command=llmsurgery_cmd(), args=['mcp', *(['--allow-writes'] if allow_writes else [])], env={})
+    args = ['mcp', *(['--allow-writes'] if allow_writes else [])]
+    return dict(type='stdio', command=llmsurgery_cmd(), args=args, env={})
 
 def mcp_add_line(project=None, # a project folder (the project's `.mcp.json`), else the user's config
                  allow_writes:bool=False, # the server serves the writing tools too
@@ -416,11 +422,12 @@ def mcp_add_line(project=None, # a project folder (the project's `.mcp.json`), e
     return cd + shlex.join(['claude', 'mcp', 'add', '--scope', 'project' if project else 'user', 'llmsurgery', '--',
                             e['command'], *e['args']])
 
-# %% ../nbs/20_mcp_server.ipynb #d4cd9f27
+# %% ../nbs/20_mcp_server.ipynb #6d9f19ab
 def _json_obj(p):
     "The JSON object in file `p` ({} when there is none); anything else is an `InputError`"
     try: d = json.loads(p.read_text()) if p.exists() else {}
-    except json.JSONDecodeError as e: raise InputError(f'{p}: not JSON (line {e.lineno}: {e.msg}); not changing it') from None
+    except json.JSONDecodeError as e:
+        raise InputError(f'{p}: not JSON (line {e.lineno}: {e.msg}); not changing it') from None
     if not isinstance(d, dict) or not isinstance(d.get('mcpServers', {}), dict):
         raise InputError(f'{p}: not a JSON object with an mcpServers object; not changing it')
     return d

@@ -23,7 +23,8 @@ def talk(server, *calls, timeout=120):
 def cfg(tmp_path, monkeypatch):
     "A config folder holding every fixture's projects; llmsurgery's own folders beside it"
     root = tmp_path/'cfg'
-    for d in sorted(fixture('qa').parent.glob('*/projects/*')): shutil.copytree(d, root/'projects'/d.name, dirs_exist_ok=True)
+    for d in sorted(fixture('qa').parent.glob('*/projects/*')):
+        shutil.copytree(d, root/'projects'/d.name, dirs_exist_ok=True)
     for k in ('XDG_CACHE_HOME', 'XDG_STATE_HOME', 'XDG_CONFIG_HOME'): monkeypatch.setenv(k, str(tmp_path/k))
     monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(root))
     for k in ('CLAUDE_CODE_SESSION_ID', 'CLAUDE_PROJECT_DIR'): monkeypatch.delenv(k, raising=False)
@@ -65,7 +66,8 @@ def test_bad_input_is_a_tool_error_and_the_server_goes_on(cfg):
     calls = [('show_session', dict(session='no-such-session')), ('find_sessions', dict(query='(oops', regex=True)),
              ('session_usage', dict(session=TOOLS, agents='perhaps')), ('find_sessions', dict(limit=3)),
              ('find_sessions', dict(query='x', sesion='.')), ('show_session', dict(session=TOOLS, cursor=10**9)),
-             ('find_sessions', dict(query='x', since='last tuesday')), ('rename_session', dict(session=TOOLS, title='x')),
+             ('find_sessions', dict(query='x', since='last tuesday')),
+             ('rename_session', dict(session=TOOLS, title='x')),
              ('show_session', dict(session=TOOLS, cursor='2')), ('session_files', dict(session=TOOLS))]
     _, res = talk(mcp_server(), *calls)
     texts = [r.content[0].text for r in res]
@@ -129,7 +131,8 @@ def test_the_old_handshake_too(cfg):
     msgs = [dict(jsonrpc='2.0', id=0, method='initialize', params=dict(protocolVersion='2025-11-25', capabilities={},
                  clientInfo=dict(name='old', version='1'))),
             dict(jsonrpc='2.0', method='notifications/initialized'),
-            dict(jsonrpc='2.0', id=1, method='tools/call', params=dict(name='session_usage', arguments=dict(session=TOOLS))),
+            dict(jsonrpc='2.0', id=1, method='tools/call',
+                 params=dict(name='session_usage', arguments=dict(session=TOOLS))),
             dict(jsonrpc='2.0', id=2, method='no/such/method', params={})]
     p = subprocess.Popen([LLMSURGERY, 'mcp'], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                          env={**os.environ, 'CLAUDE_CONFIG_DIR': str(cfg)})
@@ -137,7 +140,8 @@ def test_the_old_handshake_too(cfg):
         p.stdin.write(''.join(json.dumps(m) + '\n' for m in msgs))
         p.stdin.flush()
         with ThreadPoolExecutor(1) as ex:  # the answers, read as they come (the pipe stays open, as Claude Code's does)
-            out = ex.submit(lambda: {m['id']: m for m in (json.loads(p.stdout.readline()) for _ in range(3))}).result(60)
+            read = lambda: {m['id']: m for m in (json.loads(p.stdout.readline()) for _ in range(3))}
+            out = ex.submit(read).result(60)
     finally:
         p.stdin.close()
         try: p.wait(30)
@@ -156,7 +160,8 @@ def test_install_writes_what_claude_mcp_add_writes(tmp_path, monkeypatch):
                CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC='1')
     e = mcp_entry()
     for scope in ('user', 'project'):
-        subprocess.run([str(claude_bin()), 'mcp', 'add', '--scope', scope, 'llmsurgery', '--', e['command'], *e['args']],
+        subprocess.run([str(claude_bin()), 'mcp', 'add', '--scope', scope, 'llmsurgery', '--', e['command'],
+                        *e['args']],
                        cwd=proj, env=env, check=True, capture_output=True, timeout=60)
     theirs_user, theirs_proj = json.loads((cc/'.claude.json').read_text()), json.loads((proj/'.mcp.json').read_text())
     monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(cc))
@@ -185,7 +190,7 @@ def clis():
             pytest.param(str(old), id='2.1.333', marks=pytest.mark.skipif(not old.exists(), reason='tools/fetch-clis'))]
 
 def run_claude_mcp(bin, cfg, calls, tmp_path):
-    "Run `claude -p` with our server and the fake API scripting `calls`; the records of the session it wrote, and the API"
+    "Run `claude -p` with our server, the fake API scripting `calls`: the session's id, the records it wrote, the API"
     from llmsurgery.fakeapi import FakeAPI, tool_use_block, text_block
     from llmsurgery.claude import claude_env
     from llmsurgery.core import open_recs
@@ -193,7 +198,8 @@ def run_claude_mcp(bin, cfg, calls, tmp_path):
     cwd = tmp_path/'proj'
     cwd.mkdir()
     conf = tmp_path/'mcp.json'
-    conf.write_text(json.dumps({'mcpServers': {'llmsurgery': {'type': 'stdio', 'command': LLMSURGERY, 'args': ['mcp']}}}))
+    server = {'type': 'stdio', 'command': LLMSURGERY, 'args': ['mcp']}
+    conf.write_text(json.dumps({'mcpServers': {'llmsurgery': server}}))
     turns = [[tool_use_block(f'mcp__llmsurgery__{n}', a)] for n, a in calls] + [[text_block('done')]]
     allowed = ','.join(sorted({f'mcp__llmsurgery__{n}' for n, _ in calls}))
     with FakeAPI(turns, timeout=240) as api:
@@ -207,11 +213,13 @@ def run_claude_mcp(bin, cfg, calls, tmp_path):
 
 def results(recs) -> dict:
     "tool_use id -> its tool_result block, from the records of a transcript"
-    return {b['tool_use_id']: b for r in recs if r.get('type') == 'user' and isinstance(c := r['message']['content'], list)
+    return {b['tool_use_id']: b for r in recs if r.get('type') == 'user'
+            and isinstance(c := r['message']['content'], list)
             for b in c if isinstance(b, dict) and b.get('type') == 'tool_result'}
 
 def calls_of(recs) -> list:
-    return [b for r in recs if r.get('type') == 'assistant' for b in r['message']['content'] if b.get('type') == 'tool_use']
+    return [b for r in recs if r.get('type') == 'assistant' for b in r['message']['content']
+            if b.get('type') == 'tool_use']
 
 def text_of(block) -> str:
     c = block['content']
@@ -240,7 +248,8 @@ TINY = '''
 import anyio, mcp_types as T
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
-async def lt(ctx, p): return T.ListToolsResult(tools=[T.Tool(name='both', description='x', input_schema={'type': 'object'})])
+async def lt(ctx, p):
+    return T.ListToolsResult(tools=[T.Tool(name='both', description='x', input_schema={'type': 'object'})])
 async def ct(ctx, p):
     return T.CallToolResult(content=[T.TextContent(type='text', text='THE TEXT')], structured_content={'the': 'data'})
 srv = Server('tiny', on_list_tools=lt, on_call_tool=ct)
@@ -258,7 +267,8 @@ def test_claude_code_gives_the_model_structured_content_alone(bin, tmp_path):
     (tmp_path/'tiny.py').write_text(TINY)
     (tmp_path/'proj').mkdir()
     conf = tmp_path/'mcp.json'
-    conf.write_text(json.dumps({'mcpServers': {'tiny': {'command': sys.executable, 'args': [str(tmp_path/'tiny.py')]}}}))
+    tiny = {'command': sys.executable, 'args': [str(tmp_path/'tiny.py')]}
+    conf.write_text(json.dumps({'mcpServers': {'tiny': tiny}}))
     with FakeAPI([[tool_use_block('mcp__tiny__both', {})], [text_block('done')]], timeout=120) as api:
         p = subprocess.run([bin, '-p', 'go', '--model', 'claude-sonnet-4-6', '--output-format', 'json', '--mcp-config',
                             str(conf), '--strict-mcp-config', '--allowedTools', 'mcp__tiny__both', '--tools', ''],
