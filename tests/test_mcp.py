@@ -277,3 +277,16 @@ def test_claude_code_gives_the_model_structured_content_alone(bin, tmp_path):
     assert p.returncode == 0, p.stderr[-2000:]
     seen = text_of(api.reqs[-1]['messages'][-1]['content'][0])
     assert seen.startswith('{"the":"data"}') and 'THE TEXT' not in seen
+
+def test_current_session_of_the_folder_the_server_runs_in(cfg, tmp_path, monkeypatch):
+    "No CLAUDE_CODE_SESSION_ID nor CLAUDE_PROJECT_DIR (another client): the newest session of the server's cwd"
+    from llmsurgery.sess import sess_dir
+    work = tmp_path/'my work'
+    work.mkdir()
+    monkeypatch.chdir(work)
+    with config_dir(cfg):
+        sess_dir(str(work)).mkdir(parents=True)
+        shutil.copy(fixture_sess('tools').path, sess_dir(str(work))/f'{TOOLS}.jsonl')
+    _, (cur, fails) = talk(mcp_server(), ('current_session', {}), ('session_failures', {}))
+    assert cur.structured_content['cwd'] == '/tmp/llmsurgery-rec/tools'  # as the transcript says
+    assert Path(cur.structured_content['path']).parent == sess_dir(str(work)) and fails.structured_content['total'] == 3
