@@ -12,7 +12,7 @@ __all__ = ['PAGE_CHARS', 'MCP_TOOLS', 'MAX_CELL', 'CURSOR_DOC', 'INSTRUCTIONS', 
            'tag_session', 'fork_session', 'redact_session', 'mcp_server', 'serve_stdio', 'user_config', 'mcp_entry',
            'mcp_add_line', 'install_mcp']
 
-# %% ../nbs/20_mcp_server.ipynb #61026100
+# %% ../nbs/20_mcp_server.ipynb #2b214eab
 import os, re, json, inspect, warnings, threading
 from pathlib import Path
 from typing import Callable, NamedTuple
@@ -23,7 +23,7 @@ from .show import to_data, fmt_recs
 from .sess import cur_sess, open_sess, sess_file, agent_sess, ls_sess
 from . import __version__
 
-# %% ../nbs/20_mcp_server.ipynb #a9984b9f
+# %% ../nbs/20_mcp_server.ipynb #a309f493
 PAGE_CHARS = 40_000  # the most characters of one page of an answer
 
 def _check_cursor(cursor, n, what):
@@ -57,7 +57,7 @@ def rows_page(rows:list, # the whole answer: JSON-ready dicts
     nxt = cursor + len(out)
     return out, nxt if nxt < len(rows) else None
 
-# %% ../nbs/20_mcp_server.ipynb #67b72cff
+# %% ../nbs/20_mcp_server.ipynb #169a58f7
 class MCPTool(NamedTuple):
     "A function served as an MCP tool: its `name`, whether it answers in `text` and whether it `writes`"
     name: str
@@ -79,7 +79,7 @@ def mcp_tool(text:bool=False, # the answer is text for the model to read, not ro
         return f
     return register
 
-# %% ../nbs/20_mcp_server.ipynb #a7749000
+# %% ../nbs/20_mcp_server.ipynb #c84e11ff
 def server_sess() -> str:
     "Id of the session of the Claude Code that started this server (`$CLAUDE_PROJECT_DIR`, the cwd; see `cur_sess`)"
     return cur_sess(os.environ.get('CLAUDE_PROJECT_DIR') or None)
@@ -104,7 +104,7 @@ def _index():
     if (ix := _INDEXES.get(key)) is None or not ix.exists(): ix = _INDEXES[key] = warm_index()
     return ix
 
-# %% ../nbs/20_mcp_server.ipynb #25367310
+# %% ../nbs/20_mcp_server.ipynb #a1cfa4ec
 MAX_CELL = 2_000  # characters of one string in a row
 
 def model_rows(res, # a library answer: `Rows`, a list of dicts, ...
@@ -120,7 +120,7 @@ def model_rows(res, # a library answer: `Rows`, a list of dicts, ...
     rows = to_data(res)
     return [cut(r) for r in (rows if isinstance(rows, list) else [rows])]
 
-# %% ../nbs/20_mcp_server.ipynb #69197569
+# %% ../nbs/20_mcp_server.ipynb #2873e5b2
 @mcp_tool()
 def find_sessions(query:str, # what to look for: a phrase (any case), or a regular expression with `regex`
                   regex:bool=False, # `query` is a Python regular expression (`(?i)` for any case)
@@ -149,7 +149,7 @@ def search_session(query:str, # what to look for: a phrase (any case), or a regu
     from llmsurgery.search import sess_search
     return sess_search(_pat(query, regex), _sess(session), role=role, tool=tool)
 
-# %% ../nbs/20_mcp_server.ipynb #25528743
+# %% ../nbs/20_mcp_server.ipynb #b5ba60fa
 def _recs_text(s, start, end, all, mx):
     "The text of session `s`'s thread (or, with `start`/`end`, its records by index), each message numbered"
     from llmsurgery.thread import sess_thread, conv_recs
@@ -176,7 +176,7 @@ def show_session(session:str='.', # id, unique id prefix, title or transcript pa
     if agent: s = agent_sess(agent, s)
     return _recs_text(s, start, end, all, mx or None)
 
-# %% ../nbs/20_mcp_server.ipynb #d3642664
+# %% ../nbs/20_mcp_server.ipynb #3ad2b637
 @mcp_tool(text=True)
 def get_tool_result(tool_use_id:str, # a tool_use id (toolu_...), or a unique start of it
                 session:str=None, # only in this session (default: every session of every project)
@@ -209,7 +209,7 @@ def session_failures(session:str='.', # id, unique id prefix, title or transcrip
     from llmsurgery.forensics import sess_errors
     return sess_errors(_sess(session), agents=agents)
 
-# %% ../nbs/20_mcp_server.ipynb #f16b7130
+# %% ../nbs/20_mcp_server.ipynb #5ecab0c3
 @mcp_tool()
 def session_agents(session:str='.', # id, unique id prefix, title or transcript path; '.': the current session
                   ):
@@ -245,7 +245,7 @@ def current_session():
     "The session of the Claude Code running this server: id, transcript path, project, title"
     return open_sess(server_sess())
 
-# %% ../nbs/20_mcp_server.ipynb #4b6d70b1
+# %% ../nbs/20_mcp_server.ipynb #1cba6e16
 CURSOR_DOC = "the page to give: 0, or the next_cursor (or cursor=N) the page before ended with"
 
 def arg_model(t:MCPTool, # the tool
@@ -269,7 +269,7 @@ def tool_schema(t:MCPTool, # the tool
     props['cursor'] = dict(type='integer', minimum=0, default=0, description=CURSOR_DOC)
     return dict(type='object', properties=props, required=sch.get('required', []), additionalProperties=False)
 
-# %% ../nbs/20_mcp_server.ipynb #e93ff6b4
+# %% ../nbs/20_mcp_server.ipynb #b12d7c5d
 def check_args(t:MCPTool, # the tool
                args:dict, # the arguments the model gave, `cursor` taken out
               ) -> dict:
@@ -287,7 +287,7 @@ def check_args(t:MCPTool, # the tool
         why = '; '.join(map(say, e.errors()))
         raise ArgTypeError(f'{t.name}: {why} (its arguments: {names}, cursor)') from None
 
-# %% ../nbs/20_mcp_server.ipynb #b5a0f132
+# %% ../nbs/20_mcp_server.ipynb #00695ce6
 def _error_text(e) -> str:
     "What to tell the model of error `e`, in a sentence"
     if isinstance(e, LLMSurgeryError): return str(e)
@@ -306,7 +306,7 @@ def _answer(text=None, data=None, error=False, warned=()):
 
 def _next(t, nxt): return f'call {t.name} again with the same arguments and cursor={nxt} for the next page'
 
-# %% ../nbs/20_mcp_server.ipynb #4054a154
+# %% ../nbs/20_mcp_server.ipynb #ce432904
 def _page(t, args):
     "`(text, data)`: the page tool `t` answers to `args`"
     args = dict(args or {}) if isinstance(args, dict) else args
@@ -333,7 +333,7 @@ def run_tool(t:MCPTool, # the tool
         except Exception as e: return _answer(_error_text(e), error=True, warned=warned)
     return _answer(text or ('(nothing)' if data is None else None), data, warned=warned)
 
-# %% ../nbs/20_mcp_server.ipynb #97d84469
+# %% ../nbs/20_mcp_server.ipynb #89f0c5fe
 @mcp_tool(writes=True)
 def rename_session(session:str, # id, unique id prefix, title or transcript path; '.': the current session
                    title:str, # its new title
@@ -367,7 +367,7 @@ def redact_session(session:str='.', # id, unique id prefix, title or transcript 
     res = redact_sess(_sess(session))
     return dict(sid=res.sid, path=res.path, findings=to_data(res.report))
 
-# %% ../nbs/20_mcp_server.ipynb #7c232d97
+# %% ../nbs/20_mcp_server.ipynb #331b1c9b
 INSTRUCTIONS = ("Claude Code's session history on this machine: find past sessions by phrase or regex, read a "
                 "session's conversation, tool calls, files, commands, failures, subagents and cost. Session '.' is "
                 "the current one. Answers come in pages: pass the cursor a page ends with to get the next.")
@@ -401,7 +401,7 @@ def serve_stdio(allow_writes:bool=False, # also serve the tools that write
         async with stdio_server() as (r, w): await srv.run(r, w, srv.create_initialization_options())
     anyio.run(serve)
 
-# %% ../nbs/20_mcp_server.ipynb #3ccf7d32
+# %% ../nbs/20_mcp_server.ipynb #1d820c4b
 def user_config() -> Path:
     "Claude Code's user config file: `.claude.json` in the config folder when `$CLAUDE_CONFIG_DIR` is set, else in ~"
     return claude_dir()/'.claude.json' if os.environ.get('CLAUDE_CONFIG_DIR') else Path.home()/'.claude.json'
@@ -423,7 +423,7 @@ def mcp_add_line(project=None, # a project folder (the project's `.mcp.json`), e
     return cd + shlex.join(['claude', 'mcp', 'add', '--scope', 'project' if project else 'user', 'llmsurgery', '--',
                             e['command'], *e['args']])
 
-# %% ../nbs/20_mcp_server.ipynb #8695caf0
+# %% ../nbs/20_mcp_server.ipynb #b7dc55f8
 def _json_obj(p):
     "The JSON object in file `p` ({} when there is none); anything else is an `InputError`"
     try: d = json.loads(p.read_text()) if p.exists() else {}
@@ -433,19 +433,33 @@ def _json_obj(p):
         raise InputError(f'{p}: not a JSON object with an mcpServers object; not changing it')
     return d
 
+def _stamp(p):
+    "What tells us that file `p` changed: its inode, size and modification time (None: no file)"
+    try: st = p.stat()
+    except FileNotFoundError: return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+class _Changed(Exception): "The file changed while we wrote our copy of it"
+
 def install_mcp(project=None, # a project folder: its `.mcp.json` (default: the user's config, `user_config`)
                 allow_writes:bool=False, # the server serves the writing tools too
                ) -> Path:
     "Write the llmsurgery server into Claude Code's MCP config, keeping all else it holds; returns the file written"
     from llmsurgery.files import atomic_open
+    if project is not None and not Path(project).is_dir(): raise NotFound(f'No folder {project}')
     p = Path(os.path.realpath(Path(project)/'.mcp.json' if project else user_config()))
-    d = _json_obj(p)
-    d['mcpServers'] = {**d.get('mcpServers', {}), 'llmsurgery': mcp_entry(allow_writes)}
-    mode = p.stat().st_mode & 0o777 if p.exists() else 0o666 & ~_umask()
-    with atomic_open(p, replace=True) as f:
-        os.fchmod(f.fileno(), mode)
-        f.write((json.dumps(d, indent=2, ensure_ascii=False) + '\n').encode())
-    return p
+    for _ in range(5):  # Claude Code rewrites its config as it runs: never replace a change we did not read
+        seen, d = _stamp(p), _json_obj(p)
+        d['mcpServers'] = {**d.get('mcpServers', {}), 'llmsurgery': mcp_entry(allow_writes)}
+        mode = p.stat().st_mode & 0o777 if seen else 0o666 & ~_umask()
+        try:
+            with atomic_open(p, replace=True) as f:
+                os.fchmod(f.fileno(), mode)
+                f.write((json.dumps(d, indent=2, ensure_ascii=False) + '\n').encode())
+                if _stamp(p) != seen: raise _Changed()
+            return p
+        except _Changed: continue
+    raise WriteError(f'{p} kept changing while llmsurgery wrote it (is Claude Code writing it?): try again')
 
 def _umask():
     m = os.umask(0)

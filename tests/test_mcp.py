@@ -290,3 +290,21 @@ def test_current_session_of_the_folder_the_server_runs_in(cfg, tmp_path, monkeyp
     _, (cur, fails) = talk(mcp_server(), ('current_session', {}), ('session_failures', {}))
     assert cur.structured_content['cwd'] == '/tmp/llmsurgery-rec/tools'  # as the transcript says
     assert Path(cur.structured_content['path']).parent == sess_dir(str(work)) and fails.structured_content['total'] == 3
+
+def test_install_never_replaces_a_change_it_did_not_read(tmp_path, monkeypatch):
+    "Claude Code rewrites .claude.json as it runs: a write between our read and our replace is read again, not lost"
+    import llmsurgery.mcp_server as ms
+    monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(tmp_path))
+    f = tmp_path/'.claude.json'
+    f.write_text(json.dumps({'numStartups': 1}))
+    f.chmod(0o600)
+    entry, calls = ms.mcp_entry, []
+    def meanwhile(*a):
+        calls.append(1)
+        if len(calls) == 1: f.write_text(json.dumps({'numStartups': 2, 'projects': {'/x': {}}}))  # Claude Code, now
+        return entry(*a)
+    monkeypatch.setattr(ms, 'mcp_entry', meanwhile)
+    install_mcp()
+    d = json.loads(f.read_text())
+    assert len(calls) == 2 and d['numStartups'] == 2 and d['projects'] == {'/x': {}} and 'llmsurgery' in d['mcpServers']
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['.claude.json']  # no temporary file left
