@@ -54,6 +54,7 @@ Modules:
 - `llmsurgery.forensics`: What was asked, what ran, what failed, which files were touched, what the subagents did, and what it cost
 - `llmsurgery.hist`: Read a dialog's replies back into canonical messages, write messages as a dialog, and walk a dialog as history
 - `llmsurgery.manage`: Rename, tag, delete, fork at a message, and move a project's sessions after its folder moved, as Claude Code would
+- `llmsurgery.mcp_server`: `llmsurgery mcp`: a running agent asks its own history through typed tools, on the official MCP Python SDK
 - `llmsurgery.page`: One self-contained HTML page of a session, for a bug report, a review or a post: its stats, then its conversation
 - `llmsurgery.rec`: A record's anatomy: its message, content blocks, text, tool calls and results, ids, copies, times and cuts
 - `llmsurgery.recorder`: Regenerate the sample transcripts the library is tested against by running the installed Claude Code CLI offline
