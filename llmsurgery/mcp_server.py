@@ -33,18 +33,18 @@ __all__ = ['PAGE_CHARS', 'MCP_TOOLS', 'MAX_CELL', 'CURSOR_DOC', 'INSTRUCTIONS', 
            'tag_session', 'fork_session', 'redact_session', 'mcp_server', 'serve_stdio', 'user_config', 'mcp_entry',
            'mcp_add_line', 'install_mcp']
 
-# %% ../nbs/20_mcp_server.ipynb #2423a64b
+# %% ../nbs/20_mcp_server.ipynb #e40c5d05
 import os, re, json, inspect, warnings, threading
 from pathlib import Path
 from typing import Callable, NamedTuple
 from fastcore.docments import docments
 from .core import *
-from .rec import parse_when, trunc
+from .rec import parse_when
 from .show import to_data, fmt_recs
-from .sess import cur_sess, open_sess, sess_file, agent_sess, ls_sess
+from .sess import cur_sess, open_sess, agent_sess, ls_sess
 from . import __version__
 
-# %% ../nbs/20_mcp_server.ipynb #8adf8160
+# %% ../nbs/20_mcp_server.ipynb #25c5abe1
 PAGE_CHARS = 40_000  # the most characters of one page of an answer
 
 def _check_cursor(cursor, n, what):
@@ -78,7 +78,7 @@ def rows_page(rows:list, # the whole answer: JSON-ready dicts
     nxt = cursor + len(out)
     return out, nxt if nxt < len(rows) else None
 
-# %% ../nbs/20_mcp_server.ipynb #7ff6bdaa
+# %% ../nbs/20_mcp_server.ipynb #55957d5a
 class MCPTool(NamedTuple):
     "A function served as an MCP tool: its `name`, whether it answers in `text` and whether it `writes`"
     name: str
@@ -100,9 +100,9 @@ def mcp_tool(text:bool=False, # the answer is text for the model to read, not ro
         return f
     return register
 
-# %% ../nbs/20_mcp_server.ipynb #62fd955b
+# %% ../nbs/20_mcp_server.ipynb #a57cb66f
 def server_sess() -> str:
-    "Id of the session of the Claude Code that started this server (`$CLAUDE_PROJECT_DIR`, the cwd; see `cur_sess`)"
+    "Id of the session of the Claude Code that started this server: `$CLAUDE_CODE_SESSION_ID`, in `$CLAUDE_PROJECT_DIR`"
     return cur_sess(os.environ.get('CLAUDE_PROJECT_DIR') or None)
 
 def _sess(session):
@@ -125,7 +125,7 @@ def _index():
     if (ix := _INDEXES.get(key)) is None or not ix.exists(): ix = _INDEXES[key] = warm_index()
     return ix
 
-# %% ../nbs/20_mcp_server.ipynb #a28d31a0
+# %% ../nbs/20_mcp_server.ipynb #07d4d048
 MAX_CELL = 2_000  # characters of one string in a row
 
 def model_rows(res, # a library answer: `Rows`, a list of dicts, ...
@@ -141,7 +141,7 @@ def model_rows(res, # a library answer: `Rows`, a list of dicts, ...
     rows = to_data(res)
     return [cut(r) for r in (rows if isinstance(rows, list) else [rows])]
 
-# %% ../nbs/20_mcp_server.ipynb #1436582c
+# %% ../nbs/20_mcp_server.ipynb #ecb7f291
 @mcp_tool()
 def find_sessions(query:str, # what to look for: a phrase (any case), or a regular expression with `regex`
                   regex:bool=False, # `query` is a Python regular expression (`(?i)` for any case)
@@ -170,7 +170,7 @@ def search_session(query:str, # what to look for: a phrase (any case), or a regu
     from llmsurgery.search import sess_search
     return sess_search(_pat(query, regex), _sess(session), role=role, tool=tool)
 
-# %% ../nbs/20_mcp_server.ipynb #0a8ca122
+# %% ../nbs/20_mcp_server.ipynb #4192153c
 def _recs_text(s, start, end, all, mx):
     "The text of session `s`'s thread (or, with `start`/`end`, its records by index), each message numbered"
     from llmsurgery.thread import sess_thread, conv_recs
@@ -197,7 +197,7 @@ def show_session(session:str='.', # id, unique id prefix, title or transcript pa
     if agent: s = agent_sess(agent, s)
     return _recs_text(s, start, end, all, mx or None)
 
-# %% ../nbs/20_mcp_server.ipynb #82db3956
+# %% ../nbs/20_mcp_server.ipynb #ee3462b5
 @mcp_tool(text=True)
 def get_tool_result(tool_use_id:str, # a tool_use id (toolu_...), or a unique start of it
                 session:str=None, # only in this session (default: every session of every project)
@@ -230,7 +230,7 @@ def session_failures(session:str='.', # id, unique id prefix, title or transcrip
     from llmsurgery.forensics import sess_errors
     return sess_errors(_sess(session), agents=agents)
 
-# %% ../nbs/20_mcp_server.ipynb #e8542b80
+# %% ../nbs/20_mcp_server.ipynb #21d356c7
 @mcp_tool()
 def session_agents(session:str='.', # id, unique id prefix, title or transcript path; '.': the current session
                   ):
@@ -266,7 +266,7 @@ def current_session():
     "The session of the Claude Code running this server: id, transcript path, project, title"
     return open_sess(server_sess())
 
-# %% ../nbs/20_mcp_server.ipynb #23ec47a7
+# %% ../nbs/20_mcp_server.ipynb #3afa906e
 CURSOR_DOC = "the page to give: 0, or the next_cursor (or cursor=N) the page before ended with"
 
 def arg_model(t:MCPTool, # the tool
@@ -290,7 +290,7 @@ def tool_schema(t:MCPTool, # the tool
     props['cursor'] = dict(type='integer', minimum=0, default=0, description=CURSOR_DOC)
     return dict(type='object', properties=props, required=sch.get('required', []), additionalProperties=False)
 
-# %% ../nbs/20_mcp_server.ipynb #bf7dadeb
+# %% ../nbs/20_mcp_server.ipynb #f9f06491
 def check_args(t:MCPTool, # the tool
                args:dict, # the arguments the model gave, `cursor` taken out
               ) -> dict:
@@ -308,7 +308,7 @@ def check_args(t:MCPTool, # the tool
         why = '; '.join(map(say, e.errors()))
         raise ArgTypeError(f'{t.name}: {why} (its arguments: {names}, cursor)') from None
 
-# %% ../nbs/20_mcp_server.ipynb #33e5e839
+# %% ../nbs/20_mcp_server.ipynb #3f8dbbb2
 def _error_text(e) -> str:
     "What to tell the model of error `e`, in a sentence"
     if isinstance(e, LLMSurgeryError): return str(e)
@@ -327,7 +327,7 @@ def _answer(text=None, data=None, error=False, warned=()):
 
 def _next(t, nxt): return f'call {t.name} again with the same arguments and cursor={nxt} for the next page'
 
-# %% ../nbs/20_mcp_server.ipynb #9a134d24
+# %% ../nbs/20_mcp_server.ipynb #ccbbce36
 def _page(t, args):
     "`(text, data)`: the page tool `t` answers to `args`"
     args = dict(args or {}) if isinstance(args, dict) else args
@@ -354,7 +354,7 @@ def run_tool(t:MCPTool, # the tool
         except Exception as e: return _answer(_error_text(e), error=True, warned=warned)
     return _answer(text or ('(nothing)' if data is None else None), data, warned=warned)
 
-# %% ../nbs/20_mcp_server.ipynb #04b36640
+# %% ../nbs/20_mcp_server.ipynb #6c48ce2a
 @mcp_tool(writes=True)
 def rename_session(session:str, # id, unique id prefix, title or transcript path; '.': the current session
                    title:str, # its new title
@@ -388,7 +388,7 @@ def redact_session(session:str='.', # id, unique id prefix, title or transcript 
     res = redact_sess(_sess(session))
     return dict(sid=res.sid, path=res.path, findings=to_data(res.report))
 
-# %% ../nbs/20_mcp_server.ipynb #e49c53cf
+# %% ../nbs/20_mcp_server.ipynb #af09a961
 INSTRUCTIONS = ("Claude Code's session history on this machine: find past sessions by phrase or regex, read a "
                 "session's conversation, tool calls, files, commands, failures, subagents and cost. Session '.' is "
                 "the current one. Answers come in pages: pass the cursor a page ends with to get the next.")
@@ -422,7 +422,7 @@ def serve_stdio(allow_writes:bool=False, # also serve the tools that write
         async with stdio_server() as (r, w): await srv.run(r, w, srv.create_initialization_options())
     anyio.run(serve)
 
-# %% ../nbs/20_mcp_server.ipynb #9a910356
+# %% ../nbs/20_mcp_server.ipynb #166610d0
 def user_config() -> Path:
     "Claude Code's user config file: `.claude.json` in the config folder when `$CLAUDE_CONFIG_DIR` is set, else in ~"
     return claude_dir()/'.claude.json' if os.environ.get('CLAUDE_CONFIG_DIR') else Path.home()/'.claude.json'
@@ -444,12 +444,11 @@ def mcp_add_line(project=None, # a project folder (the project's `.mcp.json`), e
     return cd + shlex.join(['claude', 'mcp', 'add', '--scope', 'project' if project else 'user', 'llmsurgery', '--',
                             e['command'], *e['args']])
 
-# %% ../nbs/20_mcp_server.ipynb #48084194
+# %% ../nbs/20_mcp_server.ipynb #2dc6a33d
 def _json_obj(p):
-    "The JSON object in file `p` ({} when there is none); anything else is an `InputError`"
-    try: d = json.loads(p.read_text()) if p.exists() else {}
-    except json.JSONDecodeError as e:
-        raise InputError(f'{p}: not JSON (line {e.lineno}: {e.msg}); not changing it') from None
+    "The JSON object in file `p` ({} when there is none); anything else is an `InputError` naming the file"
+    from llmsurgery.util import read_json
+    d = read_json(p, 256 << 20) if p.exists() else {}  # a user config with a long history runs to megabytes
     if not isinstance(d, dict) or not isinstance(d.get('mcpServers', {}), dict):
         raise InputError(f'{p}: not a JSON object with an mcpServers object; not changing it')
     return d
