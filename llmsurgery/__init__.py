@@ -40,6 +40,7 @@ failures, subagents and cost (read-only; `llmsurgery mcp --allow-writes` adds re
 Modules:
 
 - `llmsurgery.archive_index`: A warm index of the whole archive in SQLite: cross-session questions answered without reading every transcript again
+- `llmsurgery.backup`: A backup that survives Claude Code's cleanup, what the next cleanup will delete, and getting a session back
 - `llmsurgery.claude`: Find the Claude Code CLI, give it a clean environment and a Messages API of our own on loopback, and run it
 - `llmsurgery.cli`: `llmsurgery ls`, `llmsurgery show` and friends: each command is one library call plus formatting
 - `llmsurgery.cli_versions`: Fetch the Claude Code CLIs of earlier releases into a cache, so tests and recordings can run them side by side
@@ -83,9 +84,9 @@ import importlib
 __version__ = "0.0.3"
 
 # What `from llmsurgery import *` brings: the library's modules, not the command line's nor the test rig's
-API_MODULES = ('core', 'rec', 'show', 'view', 'sess', 'thread', 'sent', 'claude', 'files', 'write', 'resume',
-               'scan', 'search', 'usage', 'forensics', 'drift', 'dialog', 'hist', 'convert', 'redact',
-               'archive_index', 'export', 'page', 'manage', 'skill', 'fixtures')
+API_MODULES = ('core', 'rec', 'show', 'view', 'sess', 'codex', 'thread', 'sent', 'claude', 'files', 'write',
+               'resume', 'scan', 'search', 'usage', 'forensics', 'drift', 'dialog', 'hist', 'convert', 'handoff',
+               'redact', 'archive_index', 'export', 'page', 'manage', 'backup', 'skill', 'fixtures')
 
 def _home(name):
     "The API module that defines `name`, by the symbol table nbdev writes (no module is imported to find it)"

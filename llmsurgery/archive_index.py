@@ -23,10 +23,10 @@ __all__ = ['INDEX_VERSION', 'SCHEMA', 'BLOCK', 'VERIFY_ALL', 'SAMPLES', 'ENV_FIE
            'search_text', 'msg_env', 'transaction', 'ArchiveIndex', 'warm_index', 'fts_query', 'read_recs']
 
 # %% ../nbs/14_archive_index.ipynb #aea82ffa
-import os, re, time, zlib, fcntl, random, hashlib, sqlite3, warnings
+import os, re, time, zlib, errno, fcntl, random, hashlib, sqlite3, warnings
 from array import array
-from stat import S_ISDIR
-from contextlib import contextmanager
+from stat import S_ISDIR, S_ISREG, S_ISLNK
+from contextlib import contextmanager, ExitStack
 from pathlib import Path
 from fastcore.basics import AttrDict, patch
 from fastcore.foundation import L
@@ -35,6 +35,7 @@ import fastllm
 from . import __version__
 from .core import *
 from .util import *
+from .files import lock_file
 from .rec import *
 from .show import *
 from .sess import *
@@ -60,7 +61,7 @@ SCHEMA = '''
 CREATE TABLE meta(key TEXT PRIMARY KEY, value);
 CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, project TEXT, sid TEXT, agent TEXT, parent TEXT,
   warmup INTEGER DEFAULT 0, seq INTEGER, mtime REAL, active REAL,
-  size INTEGER, mtime_ns INTEGER, ino INTEGER, sums BLOB, offset INTEGER DEFAULT 0,
+  size INTEGER, mtime_ns INTEGER, ino INTEGER, ctime_ns INTEGER, sums BLOB, offset INTEGER DEFAULT 0,
   nlines INTEGER DEFAULT 0, cwd TEXT, version TEXT, branch TEXT, custom_title TEXT, ai_title TEXT,
   first_ts TEXT, last_ts TEXT, records INTEGER DEFAULT 0, prompts INTEGER DEFAULT 0, calls INTEGER DEFAULT 0,
   errors INTEGER DEFAULT 0, messages INTEGER DEFAULT 0, label TEXT);
@@ -180,7 +181,21 @@ def msg_env(r, # an assistant record
     return env
 
 # %% ../nbs/14_archive_index.ipynb #ad6a1247
+def _index_files(path) -> list:
+    "The files SQLite keeps the index at `path` in: the database, its write-ahead log, its shared memory, its journal"
+    return [path, *(path.with_name(path.name + s) for s in ('-wal', '-shm', '-journal'))]
+
+def _no_links(path):
+    "Raise `OSError` if a file of the index at `path` is a symlink, a hard link or no regular file: SQLite writes it"
+    for p in _index_files(path):
+        try: st = os.lstat(p)
+        except FileNotFoundError: continue
+        what = 'a symlink' if S_ISLNK(st.st_mode) else 'not a regular file' if not S_ISREG(st.st_mode) else \
+               'a hard link of another file' if st.st_nlink > 1 else None
+        if what: raise OSError(errno.ELOOP, f'{p} is {what}: llmsurgery does not write through it (remove it)')
+
 def _connect(path):
+    _no_links(path)  # SQLite opens its files following links: a link planted in a shared cache would be written
     con = sqlite3.connect(path, timeout=600, isolation_level=None, check_same_thread=False)
     con.execute('PRAGMA journal_mode=WAL')
     con.execute('PRAGMA synchronous=NORMAL')
@@ -232,12 +247,12 @@ class ArchiveIndex:
     def lock(self):
         "Hold the update lock inside a `with` block (other updaters wait; readers do not); re-entrant"
         if self._locked: yield; return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path.with_suffix('.lock'), 'w') as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
+        with ExitStack() as held:
+            try: held.enter_context(lock_file(self.path.with_suffix('.lock')))  # never through a symlink
+            except WriteError as e: raise IndexUnusable(f'the index {self.path} cannot be used: {e}') from None
             self._locked = True
             try: yield
-            finally: self._locked = False; fcntl.flock(f, fcntl.LOCK_UN)
+            finally: self._locked = False
 
 # %% ../nbs/14_archive_index.ipynb #52ef2310
 def warm_index(cfg=None, # the config folder (default: `claude_dir()`)
@@ -250,6 +265,7 @@ def warm_index(cfg=None, # the config folder (default: `claude_dir()`)
 # %% ../nbs/14_archive_index.ipynb #af3c7006
 def _open(path):
     "A connection to the index at `path` when it is one of this version, else None"
+    _no_links(path)
     if not path.exists(): return None
     try:
         con = _connect(path)
@@ -268,8 +284,7 @@ def con(self:ArchiveIndex) -> sqlite3.Connection:
         if (con := _open(self.path)) is None:
             with self.lock():
                 if (con := _open(self.path)) is None:  # another process may have built it while we waited
-                    for p in [self.path, *(self.path.with_name(self.path.name + s) for s in ('-wal', '-shm'))]:
-                        p.unlink(missing_ok=True)
+                    for p in _index_files(self.path): p.unlink(missing_ok=True)
                     con = _connect(self.path)
                     con.executescript(SCHEMA)
                     con.executemany('INSERT INTO meta VALUES (?, ?)',
@@ -527,13 +542,13 @@ def _sums(b): return list(array('I', b or b''))
 def _index_file(self:ArchiveIndex, fid, path, chunk=None, price=False) -> int:
     "Index what transcript `path` (file `fid`) gained since last time, all of it when it was rewritten; the bytes read"
     con, chunk = self.con, chunk or CHUNK
-    size, mtime_ns, ino, sums, offset, agent = con.execute(
-        'SELECT size, mtime_ns, ino, sums, offset, agent FROM files WHERE id=?', (fid,)).fetchone()
+    size, mtime_ns, ino, ctime_ns, sums, offset, agent = con.execute(
+        'SELECT size, mtime_ns, ino, ctime_ns, sums, offset, agent FROM files WHERE id=?', (fid,)).fetchone()
     try: f = open_transcript(path)
     except (OSError, TranscriptError): return 0
     with f, transaction(con):
         st, sums = os.fstat(f.fileno()), _sums(sums)
-        if (st.st_size, st.st_mtime_ns, st.st_ino) == (size, mtime_ns, ino): return 0
+        if (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) == (size, mtime_ns, ino, ctime_ns): return 0
         if offset and (st.st_ino != ino or st.st_size < offset or size is not None and st.st_size <= size
                        or not sums_match(f, sums, offset)):
             self._wipe(fid)
@@ -551,7 +566,8 @@ def _index_file(self:ArchiveIndex, fid, path, chunk=None, price=False) -> int:
             con.execute('BEGIN')
         self._count_usage(fid, envs, price)
         if agent is None: con.execute('UPDATE files SET label=? WHERE id=?', (_label(path), fid))
-        con.execute('UPDATE files SET size=?, mtime_ns=? WHERE id=?', (st.st_size, st.st_mtime_ns, fid))
+        con.execute('UPDATE files SET size=?, mtime_ns=?, ctime_ns=? WHERE id=?',
+                    (st.st_size, st.st_mtime_ns, st.st_ctime_ns, fid))
     return pos - offset
 
 # %% ../nbs/14_archive_index.ipynb #41e374d3
@@ -563,7 +579,7 @@ def _wipe(self:ArchiveIndex, fid, drop=False):
                 "WHERE file=? AND text != ''", (fid,))
     for t in ('recs', 'calls', 'msgs', 'usage'): con.execute(f'DELETE FROM {t} WHERE file=?', (fid,))
     if drop: con.execute('DELETE FROM files WHERE id=?', (fid,))
-    else: con.execute('UPDATE files SET size=NULL, mtime_ns=NULL, ino=NULL, sums=NULL, '
+    else: con.execute('UPDATE files SET size=NULL, mtime_ns=NULL, ino=NULL, ctime_ns=NULL, sums=NULL, '
                       'offset=0, nlines=0, cwd=NULL, version=NULL, branch=NULL, custom_title=NULL, '
                       'ai_title=NULL, first_ts=NULL, last_ts=NULL, label=NULL WHERE id=?', (fid,))
 
@@ -611,7 +627,8 @@ def _update(self:ArchiveIndex, progress=None, price=False):
         last = self._meta('walk')
         if walk != last:
             if (ids := self._grown(walk, last)) is None: ids = self._place(self._loop())
-            known = {p: [*st] for p, *st in self.con.execute('SELECT path, size, mtime_ns, ino FROM files')}
+            known = {p: [*st] for p, *st in
+                     self.con.execute('SELECT path, size, mtime_ns, ino, ctime_ns FROM files')}
             self.con.execute(f'PRAGMA wal_autocheckpoint={CHECKPOINT}')
             try:
                 for k, (p, fid) in enumerate(ids.items()):
@@ -675,8 +692,7 @@ def drop(self:ArchiveIndex):
     "Delete the index (waiting for an update in progress to finish)"
     with self.lock():
         if self._con is not None: self._con.close(); self._con = None
-        for p in [self.path, *(self.path.with_name(self.path.name + s) for s in ('-wal', '-shm'))]:
-            p.unlink(missing_ok=True)
+        for p in _index_files(self.path): p.unlink(missing_ok=True)
 
 # %% ../nbs/14_archive_index.ipynb #c5d887aa
 @patch
@@ -751,11 +767,25 @@ def fts_query(pat, # a regex: a string or a compiled `re.Pattern`
     return ' OR '.join(f'({a})' for a in alts)
 
 # %% ../nbs/14_archive_index.ipynb #44dfd589
+def _still_indexed(f, path, locs, known):
+    "Raise `TranscriptError` unless the bytes of `locs` in open file `f` are as the index read them (`known`)"
+    size, mtime_ns, ino, ctime_ns, offset, sums = known
+    st = os.fstat(f.fileno())
+    if (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) == (size, mtime_ns, ino, ctime_ns): return
+    sums = _sums(sums)  # it changed since: grown (a live session), or edited; the blocks read are checked
+    blocks = sorted({b for _, off, n in locs for b in range(off // BLOCK, (off + max(n, 1) - 1) // BLOCK + 1)})
+    if st.st_ino == ino and st.st_size >= offset and len(sums) == -(-offset // BLOCK) and all(
+            b < len(sums) and zlib.crc32(os.pread(f.fileno(), min(BLOCK, offset - b * BLOCK), b * BLOCK)) == sums[b]
+            for b in blocks): return
+    raise TranscriptError(path, None, 'changed since the index read it (replaced, cut or edited): ask again')
+
 def read_recs(path, # a transcript
               locs, # `(index, offset, length)` of records in it, in file order
+              known:tuple=None, # the index's `size, mtime_ns, ino, ctime_ns, offset, sums` of it, checked first
              ):
-    "Yield `(index, record)` for each record of `locs`, read from transcript `path`"
+    "Yield `(index, record)` for each record of `locs`, read from transcript `path` (as the index knew it, if `known`)"
     with open_transcript(path) as f:
+        if known is not None: _still_indexed(f, path, locs, known)
         for i, off, n in locs:
             f.seek(off)
             if (r := parse_rec(f.read(n))) is not None: yield i, r
@@ -789,6 +819,12 @@ def _by_file(self:ArchiveIndex, sql, args=()) -> dict:
     return res
 
 @patch
+def _known(self:ArchiveIndex, fids) -> dict:
+    "File id -> what the index knows of the file, for `read_recs` to check before it reads"
+    return {r[0]: r[1:] for r in self.con.execute('SELECT id, size, mtime_ns, ino, ctime_ns, offset, sums FROM files')
+            if r[0] in fids}
+
+@patch
 def search_files(self:ArchiveIndex,
                  rx:re.Pattern, # the regex to find
                  project=None, # only projects whose folder name holds this, or the project of this directory
@@ -802,10 +838,10 @@ def search_files(self:ArchiveIndex,
         found = self.refresh(progress)._by_file('SELECT r.file, r.line, r.off, r.len FROM recs_fts JOIN recs r '
                                                 'ON r.id = recs_fts.rowid WHERE recs_fts MATCH ? '
                                                 'ORDER BY r.file, r.line', (q,))
-        return self.files(project, since, agents, only=set(found)), found
+        return self.files(project, since, agents, only=set(found)), found, self._known(found)
     if (got := self._answer(ask)) is None: return None
-    files, found = got
-    return ((s, aid, p, list(read_recs(p, found[fid]))) for s, aid, p, fid in files if fid in found)
+    files, found, known = got
+    return ((s, aid, p, list(read_recs(p, found[fid], known[fid]))) for s, aid, p, fid in files if fid in found)
 
 # %% ../nbs/14_archive_index.ipynb #cbbc72a0
 @patch
@@ -832,14 +868,15 @@ def calls(self:ArchiveIndex,
         if command is not None:
             self.con.create_function('matches', 1, lambda s: s is not None and rx.search(s) is not None)
         files = self.refresh(progress).files(project, since)
-        return files, self._by_file('SELECT file, tool_id, line, off, len, result_line, result_off, result_len '
-                                    'FROM calls WHERE ' + ' AND '.join(where), args)
+        found = self._by_file('SELECT file, tool_id, line, off, len, result_line, result_off, result_len '
+                              'FROM calls WHERE ' + ' AND '.join(where), args)
+        return files, found, self._known(found)
     if (got := self._answer(ask)) is None: return None
-    files, found = got
+    files, found, known = got
     def read(p, fid, aid):
         ids = {tid for tid, *_ in found[fid]}
         locs = {tuple(loc) for _, *ls in found[fid] for loc in (ls[:3], ls[3:]) if loc[0] is not None}
-        return L(c for c in join_calls(read_recs(p, sorted(locs)), aid) if c.id in ids)
+        return L(c for c in join_calls(read_recs(p, sorted(locs), known[fid]), aid) if c.id in ids)
     return ((s, aid, read(p, fid, aid)) for s, aid, p, fid in files if fid in found)
 
 # %% ../nbs/14_archive_index.ipynb #12ca72de

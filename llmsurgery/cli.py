@@ -19,8 +19,9 @@ __all__ = ['SESS_ARG', 'PAT_ARG', 'AGENTS_ARG', 'ROLES', 'FILTER_ARGS', 'NO_INDE
            'UsageError', 'cli_parser', 'main', 'fmt_ls', 'cmd_ls', 'cmd_show', 'emit', 'progress', 'cmd_find',
            'cmd_grep', 'cmd_prompts', 'cmd_replies', 'cmd_result', 'cmd_agents', 'cmd_stats', 'cmd_tools', 'cmd_errors',
            'cmd_files', 'cmd_commands', 'cmd_usage', 'cmd_index', 'cmd_export', 'cmd_resume_check',
-           'cmd_resume_preview', 'cmd_drift', 'cmd_sess2nb', 'cmd_nb2sess', 'cmd_skill', 'cmd_mcp', 'cmd_redact',
-           'cmd_html', 'cmd_rename', 'cmd_tag', 'cmd_delete', 'cmd_restore', 'cmd_fork', 'cmd_move']
+           'cmd_resume_preview', 'cmd_handoff', 'cmd_drift', 'cmd_sess2nb', 'cmd_nb2sess', 'cmd_skill', 'cmd_mcp',
+           'cmd_redact', 'cmd_html', 'cmd_rename', 'cmd_tag', 'cmd_delete', 'cmd_restore', 'cmd_fork', 'cmd_move',
+           'cmd_backup']
 
 # %% ../nbs/19_cli.ipynb #caeac8bc
 import os, sys, re, io, json, argparse, time, shutil, warnings, traceback
@@ -175,11 +176,21 @@ def _width():
     "Characters a line may take: the terminal's width, or plenty when the output goes to a pipe or file"
     return shutil.get_terminal_size().columns if sys.stdout.isatty() else 270
 
+def _expiring_warning(days=7) -> str|None:
+    "A line saying how many sessions Claude Code's cleanups delete within `days` days, or None"
+    from llmsurgery.backup import expiring
+    try: soon = expiring(within=days, sessions_only=True)
+    except (OSError, LLMSurgeryError): return None  # a warning must not stop the listing
+    if not soon: return None
+    return (f"Warning: Claude Code's cleanup deletes {len(soon)} of these sessions within {days} days (first: "
+            f"{soon[0]['goes']}); see `llmsurgery ls --expiring --within {days}`; `llmsurgery backup DEST` keeps them")
+
 def fmt_ls(infos, # `Sess`es, as `ls_sess` lists them
            width=None, # columns to fit in (default: the terminal's, or 270 into a pipe)
           ) -> str:
     "Sessions `infos` by project, each project once, the one that ran last first, as text fitting in `width` columns"
     width, out, by_proj = width or _width(), [], {}
+    agents = any(i.source != 'claude' for i in infos)  # an agent column once Codex's sessions are listed too
     for i in infos: by_proj.setdefault(i.project, []).append(i)
     def ran(i): return i.last_active or 0
     for proj, ss in sorted(by_proj.items(), key=lambda kv: (-max(map(ran, kv[1])), kv[0] or '')):
@@ -188,22 +199,32 @@ def fmt_ls(infos, # `Sess`es, as `ls_sess` lists them
         for i in sorted(ss, key=ran, reverse=True):
             marks = (f'[fork of {i.fork_of[:8]}] ' if i.fork_of else '') + (f'[{i.tag}] ' if i.tag else '')
             label = ' '.join((marks + (i.label or '(no prompt)')).split())
-            out.append(f"  {fmt_mtime(ran(i))}  {_human(i.size):>9}  {i.sid}  {label[:max(10, width-70)]}")
+            agent = f'{i.source:<6}  ' if agents else ''
+            out.append(f"  {fmt_mtime(ran(i))}  {_human(i.size):>9}  {agent}{i.sid}  {label[:max(10, width-70)]}")
     return '\n'.join(out).strip()
 
 @cli_command('ls', opt('project', nargs='?', help='only the project in this directory'),
-             opt('-n', '--limit', type=_count, default=0, help='at most this many sessions'))
+             opt('-n', '--limit', type=_count, default=0, help='at most this many sessions'),
+             opt('--expiring', action='store_true', help="what Claude Code's next cleanup deletes, and when"),
+             opt('--within', type=float, default=0, metavar='DAYS', help='with --expiring: and the cleanups of these '
+                 'days after it'))
 def cmd_ls(args, # the parsed command line (`cli_parser`)
           ):
     "List projects and sessions, the one that ran last first"
+    if args.expiring:
+        from llmsurgery.backup import expiring
+        return emit(expiring(within=args.within), as_json=args.json)
     infos = ls_sess(args.project)
     if args.limit: infos = infos[:args.limit]
     if args.json:
         rc = emit(infos, as_json=True)
         return rc if args.project else 0  # as without --json: an empty machine is an answer, an empty project is not
     if infos:
-        print(f"{len(infos)} sessions in {projects_dir()} by project, latest first (time: a session's last record)\n")
+        where = ' and '.join(dict.fromkeys([str(projects_dir()), *(str(src.home()/'sessions') for src in other_sources()
+                                                               for i in infos if i.source == src.name)]))
+        print(f"{len(infos)} sessions in {where} by project, latest first (time: a session's last record)\n")
         print(fmt_ls(infos))
+        if warn := _expiring_warning(): print('\n' + warn)
         return 0
     where = f' for {resolve_cwd(args.project)}' if args.project else ''
     print(f"No Claude Code sessions in {projects_dir()}{where}.")
@@ -244,7 +265,8 @@ def cmd_show(args, # the parsed command line (`cli_parser`)
     "Print a session's conversation (or a subagent's), or the records at indices grep printed"
     s = open_sess(args.session)
     if args.agent: s = agent_sess(args.agent, s)
-    recs = s.recs if s.path is None else open_recs(s.path, skip_bad=args.skip_bad)  # a big one: from the file
+    big = s.path is not None and s.source == 'claude'  # a big one: from the file (a Codex rollout: as records)
+    recs = open_recs(s.path, skip_bad=args.skip_bad) if big else s.recs
     start, picked = _span(recs, args.at, args.start, args.end)
     if start is not None: recs = picked
     else: recs = conv_recs(recs, sidechain=True) if args.all else sess_thread(recs).written
@@ -472,9 +494,29 @@ def cmd_resume_preview(a, # the parsed command line (`cli_parser`)
                       ):
     "What Claude Code would send on resuming a session, and what it would lose or change; exit 1 when something is lost"
     from llmsurgery.resume import resume_preview, fmt_preview
+    if (s := open_sess(a.session)).source == 'codex':  # what `codex exec resume` sends: *Codex sessions*
+        from llmsurgery.codex import codex_history, fmt_history
+        items = codex_history(s)
+        print(json.dumps(items, indent=1, ensure_ascii=False) if a.json else fmt_history(items))
+        return 0
     p = resume_preview(a.session, cli=a.cli, model=a.model)
     print(json.dumps(p.to_data(), indent=1, ensure_ascii=False, default=str) if a.json else fmt_preview(p))
     return 1 if p.lost else 0
+
+# %% ../nbs/19_cli.ipynb #ba554f41
+@cli_command('handoff', SESS_ARG,
+             opt('--to', required=True, choices=['codex', 'claude'], help='the agent to continue in'),
+             opt('--cwd', help="the directory the new session belongs to (default: the session's own)"),
+             opt('--provider', default='openai', help='for Codex: the model provider it will be resumed with'))
+def cmd_handoff(a, # the parsed command line (`cli_parser`)
+               ):
+    "Write a session's conversation as a new session of the other agent (Codex or Claude Code); print its id"
+    from llmsurgery.handoff import handoff
+    h = handoff(a.session, a.to, cwd=a.cwd, provider=a.provider)
+    if a.json: print(json.dumps({'sid': h.sid, 'path': str(h.path), 'to': h.to, 'dropped': dict(h.dropped)}, indent=1))
+    else: print(h.sid)
+    for n in h.notes(): print(n, file=sys.stderr)
+    return 0
 
 # %% ../nbs/19_cli.ipynb #7e5a1006
 @cli_command('drift', opt('path', nargs='?',
@@ -645,13 +687,17 @@ def cmd_delete(a, # the parsed command line (`cli_parser`)
     return 0
 
 @cli_command('restore', opt('session', nargs='?', help='a deleted session: its id, a unique start of it, or its '
-                            'trash folder (none: list the trash)'))
+                            'trash folder (none: list the trash)'),
+             opt('--from', dest='backup', metavar='DEST', help='from this backup (see `backup`) rather than the trash'))
 def cmd_restore(a, # the parsed command line (`cli_parser`)
                ):
-    "Put a deleted session back where it was, or list the trash"
+    "Put a deleted session back where it was (from the trash, or from a backup with --from), or list the trash"
     from llmsurgery.manage import ls_trash, restore_sess
-    if a.session is None: return ls_trash()
-    done = restore_sess(a.session)
+    from llmsurgery.backup import restore_from
+    if a.session is None:
+        if a.backup: raise InputError('name the session to restore from the backup')
+        return ls_trash()
+    done = restore_from(a.session, a.backup) if a.backup else restore_sess(a.session)
     print(json.dumps([str(p) for p in done]) if a.json else '\n'.join(f'restored {p}' for p in done))
     return 0
 
@@ -680,3 +726,27 @@ def cmd_move(a, # the parsed command line (`cli_parser`)
         return 1
     emit(res, a.json)
     return 1 if any(i.state in ('live', 'conflict') for i in res) else 0
+
+# %% ../nbs/19_cli.ipynb #b1ad6229
+@cli_command('backup', opt('dest', metavar='DEST', help='the backup folder: new, empty, or an earlier backup'),
+             opt('--install-hook', action='store_true', help='and from now on at the end of every Claude Code session '
+                 '(a SessionEnd hook in settings.json)'),
+             opt('--uninstall-hook', action='store_true', help='remove that hook, and back up nothing'),
+             opt('--from-hook', action='store_true', help=argparse.SUPPRESS))
+def cmd_backup(a, # the parsed command line (`cli_parser`)
+              ):
+    "Back up every session (subagents, file history, todos) into DEST, copying only what changed since last time"
+    from llmsurgery import backup as B
+    if a.install_hook and a.uninstall_hook: raise InputError('--install-hook or --uninstall-hook, not both')
+    if a.uninstall_hook:
+        gone = B.uninstall_hook()
+        print(json.dumps({'removed': gone}) if a.json else 'hook removed' if gone else 'no hook of ours to remove')
+        return 0 if gone else 1
+    if a.from_hook:  # Claude Code runs it as a session ends: never an error that would show there
+        if not sys.stdin.isatty(): sys.stdin.read(1 << 16)  # the hook's input, unused: all is backed up
+        B.backup_from_hook(a.dest)
+        return 0
+    said = B.install_hook(a.dest) if a.install_hook else None
+    rep = B.backup(a.dest)
+    print(json.dumps(dict(rep, hook=said)) if a.json else '\n'.join(filter(None, [said and f'hook {said}', repr(rep)])))
+    return 0

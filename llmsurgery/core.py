@@ -20,7 +20,7 @@ __all__ = ['CC_DIRS', 'SESS_DIRS', 'MAX_SLUG', 'LAZY_MB', 'claude_dir', 'config_
            'skipping']
 
 # %% ../nbs/01_core.ipynb #80df9f25
-import os, re, gc, glob, json, math, stat, unicodedata, warnings
+import os, re, gc, glob, json, math, stat, zlib, unicodedata, warnings
 from array import array
 from collections.abc import Sequence
 from contextlib import contextmanager
@@ -380,13 +380,18 @@ class RecPlaces(Sequence):
                  idx:array=None, # which of them, in this order (default: all, in file order)
                  fix=None, # `fix(k, rec)`: what record number `k` reads as (a repaired copy), else the record
                  tail=(), # records after them, held in memory
+                 sums:array=None, # the CRC-32 of each record's line, as it was (default: not checked)
                 ):
         self.path, self.starts, self.ends, self.idx, self.fix, self.tail = path, starts, ends, idx, fix, tail
+        self.sums = sums
     def _k(self, i): return i if self.idx is None else self.idx[i]
     @property
     def n(self): return len(self.starts) if self.idx is None else len(self.idx)
     def __len__(self): return self.n + len(self.tail)
     def _rec(self, k, b):
+        if self.sums is not None and zlib.crc32(b) != self.sums[k]:  # cut, replaced, or edited in place since
+            raise TranscriptError(self.path, None, f'changed while it was read (the record at byte {self.starts[k]} '
+                                                   'is not what it was): read it again')
         if (r := parse_rec(b)) is None:  # the file was cut or replaced since its places were read
             raise TranscriptError(self.path, None, 'changed while it was read (no record where there was one)')
         return r if self.fix is None else self.fix(k, r)
@@ -417,7 +422,7 @@ class RecPlaces(Sequence):
         yield from self._read(reversed(range(len(self.starts)) if self.idx is None else self.idx), back=True)
     def pick(self, ks, fix=None, tail=()):
         "The records numbered `ks` (numbers in the file, not in this view), read as `fix` says, then `tail`"
-        return RecPlaces(self.path, self.starts, self.ends, array('q', ks), fix, tail)
+        return RecPlaces(self.path, self.starts, self.ends, array('q', ks), fix, tail, self.sums)
 
 # %% ../nbs/01_core.ipynb #c5c9463f
 class FileRecs(L):
@@ -445,15 +450,15 @@ def file_recs(path, # a JSONL transcript
               bad:list=None, # with `skip_bad`: add the numbers of the lines skipped to this list, rather than warn
              ) -> FileRecs:
     "The records of the transcript at `path` as `load_recs` reads them, each parsed when it is used (`FileRecs`)"
-    path, starts, ends, at = Path(path), array('q'), array('q'), 0
+    path, starts, ends, sums, at = Path(path), array('q'), array('q'), array('I'), 0
     with open_transcript(path, _CHUNK) as f:
         for n, line in enumerate(f, 1):
             s, at = at, at + len(line)
             try: d = _loads(line, path, n)
             except ValueError as e: d = e
-            if type(d) is dict: starts.append(s); ends.append(at)
+            if type(d) is dict: starts.append(s); ends.append(at); sums.append(zlib.crc32(line))
             else: _not_record(path, n, line, d, skip_bad, bad)
-    return FileRecs(RecPlaces(path, starts, ends))
+    return FileRecs(RecPlaces(path, starts, ends, sums=sums))
 
 # %% ../nbs/01_core.ipynb #42a02b1b
 def open_recs(path, # a JSONL transcript

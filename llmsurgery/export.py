@@ -22,6 +22,7 @@ from pathlib import Path
 from fastcore.basics import AttrDict
 from .core import *
 from .util import read_json
+from .files import atomic_write
 from .rec import *
 from .show import *
 from .archive_index import ArchiveIndex
@@ -180,10 +181,7 @@ def write_partition(dest:Path, # the export's folder
 # %% ../nbs/15_export.ipynb #48528496
 def _print(*parts): return hashlib.sha1(json.dumps(parts, default=str).encode()).hexdigest()[:16]
 
-def _write_json(p, o):
-    tmp = p.with_name(p.name + '.tmp')
-    tmp.write_text(json.dumps(o, indent=1))
-    tmp.replace(p)
+def _write_json(p, o): atomic_write(p, json.dumps(o, indent=1).encode(), replace=True)  # never through a link
 
 # %% ../nbs/15_export.ipynb #caf5a3e2
 def _remove(dest, table, project, months):
@@ -246,7 +244,7 @@ def export_parquet(dest, # the folder to write (created when missing)
     con = ix.con
     con.execute('DROP TABLE IF EXISTS temp.later')
     con.execute(_LATER)
-    stats = {i: (s, m, n) for i, s, m, n in con.execute('SELECT id, size, mtime_ns, ino FROM files')}
+    stats = {i: tuple(st) for i, *st in con.execute('SELECT id, size, mtime_ns, ino, ctime_ns FROM files')}
     projects = {}
     for proj, fid, later in con.execute('SELECT f.project, f.id, (SELECT group_concat(u.id) FROM usage u '
                                         'JOIN temp.later USING (id) WHERE u.file = f.id) FROM files f '

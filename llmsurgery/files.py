@@ -13,7 +13,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/files.html.md"""
 # %% auto #0
 __all__ = ['STALE_TMP', 'check_inside', 'fsync_dir', 'atomic_open', 'atomic_write', 'copy_file', 'clean_tmp', 'open_locked',
            'lock_file', 'file_blocks', 'holds_exactly', 'file_digest', 'ledger_path', 'note_written', 'is_own_write',
-           'write_own']
+           'write_own', 'Digested']
 
 # %% ../nbs/06a_files.ipynb #d9fcfc76
 import os, re, stat, time, fcntl, shutil, hashlib, tempfile, warnings
@@ -58,6 +58,7 @@ def _link_or_refuse(tmp, path):
 @contextmanager
 def atomic_open(path, # the file to write
                 replace:bool=False, # replace an existing file (else `ExistsError`)
+                sync_dir:bool=True, # flush the folder's entries too (a writer of many files may do it once, later)
                ):
     "A binary file to write `path` through, a piece at a time: it appears at `path`, whole, only if the block ends well"
     path = Path(path)
@@ -81,7 +82,7 @@ def atomic_open(path, # the file to write
             try: os.rmdir(d)
             except OSError: break
         raise
-    fsync_dir(path.parent)
+    if sync_dir: fsync_dir(path.parent)
 
 # %% ../nbs/06a_files.ipynb #b4789dfd
 def atomic_write(path, # the file to write
@@ -111,6 +112,7 @@ _TMP_RE = re.compile(r'\..+\.[a-z0-9_]{8}\.tmp')
 STALE_TMP = 60  # seconds: an unlocked temporary file of ours older than this was left by a writer that died
 
 def clean_tmp(d, # a folder a writer writes to
+              age:float=STALE_TMP, # seconds a file must be unchanged for (0: any our writers do not hold)
              ) -> list:
     "Remove the temporary files `atomic_write` left in folder `d` when its process died; returns what was removed"
     gone = []
@@ -122,7 +124,7 @@ def clean_tmp(d, # a folder a writer writes to
             fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
             try:
                 st = os.fstat(fd)
-                if not stat.S_ISREG(st.st_mode) or time.time() - st.st_mtime < STALE_TMP: continue
+                if not stat.S_ISREG(st.st_mode) or time.time() - st.st_mtime < age: continue
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held while its writer lives
                 os.unlink(p)
                 gone.append(p)
@@ -203,10 +205,12 @@ def _noted(path) -> list:
     return [e for e in noted if isinstance(e, dict)] if isinstance(noted, list) else []
 
 def note_written(path, # a file llmsurgery is about to write
-                 data:bytes, # what it will hold
+                 data:bytes=None, # what it will hold
+                 digest:tuple=None, # or, for content written a piece at a time, its `(size, digest)` (`Digested`)
                 ):
     "Remember (in `state_dir()`) that llmsurgery wrote `data` to `path`, for `is_own_write`; warns if it cannot"
-    p, entry = ledger_path(path), dict(path=os.path.realpath(path), size=len(data), digest=bytes_digest(data))
+    size, digest = digest or (len(data), bytes_digest(data))
+    p, entry = ledger_path(path), dict(path=os.path.realpath(path), size=size, digest=digest)
     try:
         old = [e for e in _noted(path) if e != entry]
         atomic_write(check_inside(p, state_dir()), orjson.dumps((old + [entry])[-8:]), replace=True)  # the last few
@@ -238,3 +242,14 @@ def write_own(path, # the file to write
                                     'refusing to replace it')
     note_written(path, data)
     return path if same else atomic_write(path, data, replace=path.exists())
+
+# %% ../nbs/06a_files.ipynb #d59cc8c7
+class Digested:
+    "Binary file `f`, written through as it digests what it is given: `digest` is `(size, digest)`, as `file_digest`'s"
+    def __init__(self, f): self.f, self.h, self.n = f, hashlib.blake2b(digest_size=20), 0
+    def write(self, b:bytes) -> int:
+        self.h.update(b)
+        self.n += len(b)
+        return self.f.write(b)
+    @property
+    def digest(self) -> tuple: return self.n, self.h.hexdigest()

@@ -22,15 +22,18 @@ from fastcore.basics import AttrDict
 import orjson
 from .core import *
 from .sess import *
+from .util import read_json
 
 # %% ../nbs/90_fixtures.ipynb #9f0e1c07
 def fixtures_path() -> Path:
     "The folder of recorded fixtures shipped inside the package"
     return Path(str(importlib.resources.files('llmsurgery')))/'fixtures'
 
-def fixture_names() -> list:
-    "The names of the shipped fixtures"
-    return sorted(p.parent.name for p in fixtures_path().glob('*/fixture.json'))
+def fixture_names(agent:str='claude', # the agent that recorded them: 'claude', 'codex', or None for all
+                 ) -> list:
+    "The names of the shipped fixtures one agent recorded (Claude Code's, by default)"
+    return sorted(p.parent.name for p in fixtures_path().glob('*/fixture.json')
+                  if agent is None or read_json(p).get('agent', 'claude') == agent)
 
 def fixture(name:str='qa', # a fixture's name (see `fixture_names`)
            ) -> Path:
@@ -52,6 +55,8 @@ def fixture_sess(name:str='qa', # a fixture's name
     "Session number `i` of fixture `name`"
     sid = fixture_meta(name).sessions[i]
     p = next(fixture(name).glob(f'projects/*/{check_sid(sid)}.jsonl'), None)
+    if p is None and (p := next(fixture(name).glob(f'sessions/*/*/*/rollout-*-{sid}.jsonl'), None)):
+        return sess_of(p)  # a Codex fixture's rollout
     if p is None: raise NotFound(f'Fixture {name!r} has no transcript for session {sid}')
     return Sess(p)
 

@@ -14,12 +14,12 @@ Docs: https://llmsurgery.github.io/llmsurgery/forensics.html.md"""
 
 # %% auto #0
 __all__ = ['TOKENS_IN_OUT', 'find_failures', 'sess_prompts', 'sess_replies', 'ToolCall', 'fmt_call', 'join_calls', 'sess_tools',
-           'tool_result', 'tool_counts', 'call_path', 'touched_files', 'exit_code', 'sess_commands', 'sess_errors',
-           'Agent', 'sess_agents', 'SessStats', 'sess_stats', 'stats_charts', 'file_calls', 'find_calls', 'find_edits',
-           'find_commands', 'find_errors', 'find_result']
+           'tool_result', 'tool_counts', 'call_path', 'call_files', 'touched_files', 'exit_code', 'sess_commands',
+           'sess_errors', 'Agent', 'sess_agents', 'SessStats', 'sess_stats', 'stats_charts', 'file_calls', 'find_calls',
+           'find_edits', 'find_commands', 'find_errors', 'find_result']
 
 # %% ../nbs/11_forensics.ipynb #edd577b9
-import re, json, math, warnings, functools, importlib.util
+import re, json, itertools, math, warnings, functools, importlib.util
 from datetime import timezone
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -34,6 +34,7 @@ from .sess import *
 from .scan import *
 from .usage import *
 from .view import *
+from .codex import SHELL_TOOLS, call_command, patch_files, output_exit
 
 # %% ../nbs/11_forensics.ipynb #3466fa17
 def _main(s):
@@ -218,18 +219,25 @@ def call_path(c, # a `ToolCall`
     inp = c.input if isinstance(c.input, dict) else {}
     return first(p for k in ('file_path', 'notebook_path') if isinstance(p := inp.get(k), str) and p)
 
+def call_files(c, # a `ToolCall`
+               cwd=None, # the session's directory, for the relative paths of a Codex patch
+              ) -> list:
+    "`(path, kind)` of each file call `c` read, wrote or edited: Read, Write and Edit calls, and Codex's `apply_patch`"
+    if c.name == 'apply_patch': return patch_files(as_dict(c.input).get('input'), cwd)
+    kind = next((k for k, names in _KINDS if c.name in names), None)
+    return [(p, kind)] if kind and (p := call_path(c)) else []
+
 def touched_files(s=None, # a session, as `open_sess` takes it
                   cwd=None, # the project directory for `.` and for ids
                   agents=True, # its subagents' calls too
                  ) -> Rows:
     "Files session `s` read, wrote or edited (failed calls apart, `failed_as` saying which kind), most touched first"
-    files = {}
+    files, s = {}, open_sess(s, cwd)
     for c in sess_tools(s, cwd, agents):
-        kind = next((k for k, names in _KINDS if c.name in names), None)
-        if not kind or not (p := call_path(c)): continue
-        o = files.setdefault(p, AttrDict(path=p, read=0, written=0, edited=0, failed=0, failed_as=Counter()))
-        if c.failed: o.failed += 1; o.failed_as[kind] += 1
-        else: o[kind] += 1
+        for p, kind in call_files(c, s.cwd):
+            o = files.setdefault(p, AttrDict(path=p, read=0, written=0, edited=0, failed=0, failed_as=Counter()))
+            if c.failed: o.failed += 1; o.failed_as[kind] += 1
+            else: o[kind] += 1
     for o in files.values(): o.failed_as = ', '.join(k + (f' x{n}' if n > 1 else '') for k, n in o.failed_as.items())
     rows = sorted(files.values(), key=lambda o: -(o.read + o.written + o.edited + o.failed))
     return Rows(rows, cols=['read', 'written', 'edited', 'failed', 'failed_as', 'path'], title='Files touched')
@@ -238,10 +246,11 @@ _exit_re = re.compile(r'^(?:Error: )?Exit code (\d+)')
 
 def exit_code(c, # a Bash `ToolCall`
              ) -> int | None:
-    "Exit status of a Bash call: 0 when it succeeded, N from 'Exit code N' when it failed, None when unknown"
+    "Exit status of a shell call: 0 when it succeeded, N from 'Exit code N' (Codex: 'exited with code N'), else None"
     result, data = c.result_data()  # read back once, from a big transcript
     if result is None: return None
     if m := _exit_re.match(result) or (_exit_re.match(data) if isinstance(data, str) else None): return int(m[1])
+    if c.name not in ('Bash', 'PowerShell') and (n := output_exit(result)) is not None: return n  # Codex's shell
     return None if c.failed else 0
 
 def sess_commands(s=None, # a session, as `open_sess` takes it
@@ -249,8 +258,8 @@ def sess_commands(s=None, # a session, as `open_sess` takes it
                   agents=True, # its subagents' calls too
                  ) -> Rows:
     "Shell commands session `s` ran, with exit status and output"
-    calls = sess_tools(s, cwd, agents, name=['Bash', 'PowerShell'])
-    for c in calls: c.command, c.exit = c.input.get('command'), exit_code(c)
+    calls = sess_tools(s, cwd, agents, name=SHELL_TOOLS)  # both agents' shell tools
+    for c in calls: c.command, c.exit = call_command(c.input), exit_code(c)
     return Rows(calls, cols=_agent_col(calls) + ['idx', 'time', 'id', 'exit', 'command', 'result'], title='Commands')
 
 def sess_errors(s=None, # a session, as `open_sess` takes it
@@ -465,6 +474,7 @@ def file_calls(path, # a transcript
                agent=None, # the subagent's id, when `path` is its transcript
               ) -> L:
     "Tool calls of which a record of transcript `path` holds one of `needles`, joined with their other half"
+    if (s := sess_of(path)).source == 'codex': return join_calls(enumerate(s.recs), agent)  # a rollout: every call
     pairs = dict(scan_recs(path, needles))
     uses = {i for r in pairs.values() for i in tool_use_ids(r)}
     results = {i for r in pairs.values() for i in tool_result_ids(r)}
@@ -483,7 +493,8 @@ def find_calls(want, # `want(call)`: keep this call?
               ) -> Rows:
     "Calls in all sessions for which `want(call)` holds, newest first, found by `needles` (or by `index` and `where`)"
     src = index.calls(project, since, progress, **where) if index is not None else None  # None: the index cannot
-    if src is None: src = scan_transcripts(lambda p, a: file_calls(p, needles, a), project, since, progress)
+    scan = lambda **kw: scan_transcripts(lambda p, a: file_calls(p, needles, a), project, since, **kw)
+    src = scan(progress=progress) if src is None else itertools.chain(src, scan(source='codex'))  # the index: Claude's
     out = []
     for t, aid, calls in src:
         for c in calls:
@@ -504,7 +515,7 @@ def find_edits(file, # a full path or its end, as `core.py` or `pkg/core.py`
                index=None, # an `ArchiveIndex` to answer from, instead of scanning every transcript
               ) -> Rows:
     "Write and Edit calls, in every session, on `file` (a full path or its end, as `core.py` or `pkg/core.py`)"
-    want = lambda c: c.name in _WRITES | _EDITS and (p := call_path(c)) and _is_path(p, file)
+    want = lambda c: any(k != 'read' and _is_path(p, file) for p, k in call_files(c))  # Codex's patches too
     return find_calls(want, [Needle(Path(file).name)], project, since, until, progress, f'Edits of {file}', index,
                       names=_WRITES | _EDITS, path=file)
 
@@ -517,10 +528,10 @@ def find_commands(pat, # a regex the command must match
                  ) -> Rows:
     "Shell commands, in every session, matching regex `pat`"
     rx = user_re(pat)
-    want = lambda c: c.name in ('Bash', 'PowerShell') and bool(rx.search(as_str(c.input.get('command'))))
+    want = lambda c: c.name in SHELL_TOOLS and bool(rx.search(as_str(call_command(c.input))))
     nds = needles_of(rx) or [Needle('Bash')]
     rows = find_calls(want, nds, project, since, until, progress, f'Commands matching {rx.pattern}', index,
-                      names={'Bash', 'PowerShell'}, command=rx)
+                      names=SHELL_TOOLS, command=rx)
     for c in rows: c.exit = exit_code(c)
     rows.cols = ['sid', 'time', 'exit', 'summary']
     return rows

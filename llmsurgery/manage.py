@@ -414,6 +414,15 @@ def _write_moved(it):
         it.lines += _stage_file(g, t, sub, needles)
         shutil.copystat(g, t)  # the same modification time: still the newest, or not
 
+def _replace_behind(f:Path, t:Path):
+    "Replace `t`, which holds a start of staged file `f`, by `f`: under our appenders' lock, if it still does"
+    lock = open_locked(t)  # our appenders wait, then append to the new file
+    try:
+        if _compare(file_blocks(f), t) != 'behind':  # resumed in the new place as it was checked
+            raise ManageError(f'{t} was written to while it moved: left as it is; run the move again')
+        os.replace(f, t)
+    finally: os.close(lock)
+
 def _land(it, update=False):
     "Put the staged files in place, the transcript last and in one step (a hard link: never over another file)"
     stage, dd = _stage_dir(it), it.dest.parent
@@ -423,7 +432,7 @@ def _land(it, update=False):
             try: os.link(f, t)
             except FileExistsError:  # a run that died had put it there; it may have been resumed since
                 was = _compare(file_blocks(f), t)
-                if update and was == 'behind': os.replace(f, t)
+                if update and was == 'behind': _replace_behind(f, t)
                 elif was not in ('same', 'ahead'):
                     raise ManageError(f'{t} appeared meanwhile, holding something else') from None
         elif not os.path.lexists(t): os.rename(f, t)

@@ -30,12 +30,13 @@ __all__ = ['SYSTEM_PROMPT', 'scenarios', 'OLD_CLIS', 'Recording', 'from_subagent
            'scenario_bin', 'record', 'png_bytes', 'record_longpath', 'recordable', 'record_all', 'record_main']
 
 # %% ../nbs/92_recorder.ipynb #5b78cafc
-import os, re, json, fcntl, shutil, struct, zlib, warnings
+import os, re, json, shutil, struct, zlib, warnings
 from contextlib import contextmanager
 from pathlib import Path
 from fastcore.basics import patch
 from fastcore.script import call_parse
 from .core import ClaudeError, InputError
+from .files import lock_file
 from .claude import run_claude, claude_bin, cli_version, is_subagent
 from .fakeapi import *
 from .fixtures import fixture, fixtures_path, fixture_names
@@ -133,11 +134,7 @@ def _write_jsonl(path, rows):
 @contextmanager
 def _recording_lock(root, name):
     "Hold a lock on scenario `name`'s scratch folders in `root`: two runs on one machine never record into them at once"
-    Path(root).mkdir(parents=True, exist_ok=True)
-    with open(Path(root)/f'.{name}.lock', 'w') as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try: yield
-        finally: fcntl.flock(f, fcntl.LOCK_UN)
+    with lock_file(Path(root)/f'.{name}.lock'): yield  # in a shared /tmp: a symlink planted there is refused
 
 def record(name:str, # a scenario in `scenarios`
            dest=None, # the folder to write the fixture into; default `fixtures_path()`

@@ -45,7 +45,7 @@ from .core import *
 from .rec import *
 from .show import Rows
 from .sess import *
-from .files import atomic_open
+from .files import atomic_open, open_locked, Digested, is_own_write, file_digest, note_written
 from .write import stable_uuid, canon
 
 # %% ../nbs/13_redact.ipynb #c46becfc
@@ -194,6 +194,10 @@ def _in_placeholder(s, i):
     j = s.rfind('[REDACTED:', max(0, i - 80), i)
     return j >= 0 and s.find(']', j) > i
 
+def _in_text(a):
+    "Anchor `a` for decoded text, where a quote before `:` is plain (in a record's JSON line it is escaped: `\\\"`)"
+    return a.replace('(?:\\\\"|', '(?:\\\\?"|')
+
 class ValueRule(SecretRule):
     "A rule whose regex captures a name `n` (optional) and a value in `_QV`'s groups, checked by `ok(n, value, quoted)`"
     def __init__(self, kind, rx, anchor, ok, name=None, env_kind=None, **kw):
@@ -292,6 +296,7 @@ _PAIR_ANCHOR = (r'"(?:--?[A-Za-z0-9-]*(?i:pass|pwd|secret|token|key|auth|credent
                 r'|[A-Z0-9_]*(?:PASS|PWD|SECRET|TOKEN|KEY|AUTH|CREDENTIAL)[A-Z0-9_]*)", ?"')
 _LF = r'(?:\s|\\[nrt])'  # whitespace, also as JSON escapes
 
+# %% ../nbs/13_redact.ipynb #57c5cc84
 # Token formats. Where detect-secrets has no plugin for a provider, the format is from the gitleaks rule set
 # (github.com/gitleaks/gitleaks, MIT) and the providers' documentation; the regexes are written here.
 _GL = 'formats of gitleaks (MIT) and the provider'
@@ -326,6 +331,10 @@ _TOKENS = [
     ('doppler_token', r'dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}'),
     ('atlassian_token', r'ATATT3[A-Za-z0-9_=-]{150,}|ATCTT3[A-Za-z0-9_=-]{150,}'),
     ('bitbucket_token', r'ATBB[A-Za-z0-9_=.-]{28,}'),
+]
+
+# %% ../nbs/13_redact.ipynb #9da9457e
+_TOKENS += [
     ('grafana_token', r'glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2}'
                       r'|eyJrIjoi[A-Za-z0-9]{60,}={0,2}'),
     ('newrelic_key', r'NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9-]{32}|NRJS-[a-f0-9]{19}'),
@@ -358,6 +367,10 @@ _TOKENS = [
     ('notion_token', r'ntn_[0-9]{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43}'),
     ('octopus_key', r'API-[A-Z0-9]{26}'),
     ('openshift_token', r'sha256~[\w-]{43}'),
+]
+
+# %% ../nbs/13_redact.ipynb #65068295
+_TOKENS += [
     ('planetscale_token', r'pscale_(?:tkn|oauth|pw)_[\w=.-]{32,64}'),
     ('prefect_token', r'pnu_[A-Za-z0-9]{36}'),
     ('readme_token', r'rdme_[a-z0-9]{70}'),
@@ -387,8 +400,7 @@ _TOKENS = [
     ('jwt', r'eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}'),
 ]
 
-_PEMX = (r'(?:PRIVATE KEY(?: BLOCK)?|PuTTY-User-Key-File|b3BlbnNzaC1rZXktdjE|MII[A-Za-z0-9+/]{1,4}IBA(?:AK|DAN)'
-         r'|MHcCAQEE)')
+# %% ../nbs/13_redact.ipynb #e9e7cbef
 _ARG = r'''(?:'(?P<s>[^'\n]{1,500})'|"(?P<d>(?:[^"\\\n]|\\.){1,500})"|(?P<u>[^\s'"`;|&<>]{1,500}))'''
 _CMD = r'[^\n]{0,300}?[ \t]'  # the rest of a command line before an option
 
@@ -405,6 +417,7 @@ _PROSE = (rf'(?i)\b{_PROSE_WORD}\b[^\n.;!?"]{{0,40}}?(?:\bis\b|\bwas\b|\bare\b|\
           rf'[ \t]*(?:"(?P<d>[^"\s]{{6,200}})"|\'(?P<s>[^\'\s]{{6,200}})\'|`(?P<t>[^`\s]{{6,200}})`'
           rf'|(?P<u>[^\s"\'`]{{5,199}}[^\s"\'`.,;:!?)\]}}]))')
 
+# %% ../nbs/13_redact.ipynb #bd64f328
 def _b64_key(m):
     "Does base64 match `m` decode to a private key? (kubeconfig's `client-key-data`, a secret's `tls.key`)"
     s = re.sub(r'\\[rn]', '', m.group())[:400]
@@ -414,6 +427,7 @@ def _b64_key(m):
 # a value in a URL's query (`?token=…&api_key=…`): the assignment rule cannot see it, having read the URL as a value
 _QUERY = r'''[?&;](?P<n>[A-Za-z_][\w.-]{0,60})=(?P<u>[^&#\s"'<>\\]{4,2000})'''
 
+# %% ../nbs/13_redact.ipynb #21c09f51
 RULES = [
     PemRule(),
     SecretRule('private_key', r'(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi(?:[A-Za-z0-9+/=]|\\[rn]){40,}', 'LS0tLS1CRUdJTi',
@@ -449,6 +463,10 @@ RULES = [
     SecretRule('authorization', r'(?i)\bbearer\s+(?P<v>[A-Za-z0-9._~+/-]{20,}=*)', r'(?i:bearer)',
                check=lambda m: random_looking(m['v'])),
     SecretRule('npm_token', r'''_auth(?:Token)?\s*=\s*["']?(?P<v>[^\s"']{8,})''', r'_auth'),
+]
+
+# %% ../nbs/13_redact.ipynb #618396fe
+RULES += [
     ValueRule('curl_password', r'''(?i)\b(?:curl|wget|http|https|xh)\b''' + _CMD +
               r'''(?:-u|--user|--proxy-user|--auth|-a)(?:=|[ \t]*)(?:'[^':\n]*:(?P<s>[^'\n]+)'|'''
               r'''"[^":\n]*:(?P<d>(?:[^"\\\n]|\\.)+)"|[^\s:'"]*:(?P<u>[^\s'"]+))''',
@@ -467,6 +485,10 @@ RULES = [
     ValueRule('netrc_password', r'(?im)^[ \t]*(?:\d{1,7}(?:\t|→|:|-)|[+>-])?[ \t]*(?:password|passwd)[ \t]+' + _ARG
               + r'[ \t]*$',
               r'(?i:passw(?:or)?d)[ \t]+[^\s\\"]', lambda n, v, q: named_value('password', v, q)),
+]
+
+# %% ../nbs/13_redact.ipynb #95a2b436
+RULES += [
     ValueRule('xml_secret', r'<(?P<n>[\w:.-]{1,60})>(?P<u>[^<>\s]{4,500})</(?P=n)>',
               r'<[\w:.-]{0,30}(?i:pass|pwd|secret|key|auth|credential|token(?:[^s<>][\w.-]{0,20})?)>[^<\s]{4}',
               lambda n, v, q: named_value(n, v, True)),
@@ -485,10 +507,6 @@ def _loose(a):
     a = re.sub(r'\(\?<?[!=][^()]*\)', '', a)
     return re.sub(r'\{(\d+)(,\d*)?\}', lambda m: f'{{{min(int(m[1]), 16)},}}' if m[2] is not None or int(m[1]) > 16
                   else m[0], a)
-
-def _in_text(a):
-    "Anchor `a` for decoded text, where a quote before `:` is plain (in a record's JSON line it is escaped: `\\\"`)"
-    return a.replace('(?:\\\\"|', '(?:\\\\?"|')
 
 def _re2(p):
     "RE2 regex `p` (text or bytes) with memory enough for its DFA (the default is too little for a union of many)"
@@ -588,6 +606,11 @@ def _b64_text(d, k):
     "Is `d[k]` base64 of text (a document with a `text/...` media type)?"
     return k == 'data' and d.get('type') == 'base64' and str(d.get('media_type', '')).startswith('text/')
 
+def _b64_decoded(v):
+    try: return base64.b64decode(v).decode('utf-8')
+    except (binascii.Error, UnicodeDecodeError, ValueError, TypeError): return ''
+
+# %% ../nbs/13_redact.ipynb #439bd3ba
 def _variants(v):
     "How `v` may also be written: JSON-escaped (inside a JSON text), and, for a multi-line secret, each long line"
     out = [v, orjson.dumps(v).decode()[1:-1]]
@@ -602,6 +625,7 @@ def _fmt_len(v):
 
 MEMO_CHARS = 1 << 25  # the long texts a `Redactor` remembers the findings of: at most this many characters
 
+# %% ../nbs/13_redact.ipynb #cf826a45
 class Redactor:
     "Finds secrets and puts keyed placeholders in their place: the same one for a secret in every record and file"
     def __init__(self,
@@ -635,77 +659,86 @@ class Redactor:
             self._lit, self._raw_lit = _re2(alts), _re2(alts.encode())
         return self._lit
 
-    def _copies(self, s):
-        "`(start, end, value, how)` of each copy of a known secret in `s`: `whole`, or cut short (`cut`, `maybe`)"
-        b = s.encode('utf-8', 'surrogatepass')
-        for p in _starts(self._raw_lit, b):  # on bytes: RE2 would encode a text again for every search
-            a = p if len(b) == len(s) else len(b[:p].decode('utf-8', 'surrogatepass'))
-            for v in self._by_pre.get(s[a:a+6], ()):
-                if s.startswith(v, a): yield a, a + len(v), v, 'whole'; break
-                n = len(os.path.commonprefix([s[a:a+len(v)], v]))
-                if n < max(6, _fmt_len(v) + 4): continue
-                after = s[a+n:a+n+3]
-                cut = after == '' or after.startswith(('…', '...'))
-                if not cut and (after[0].isalnum() or after[0] in '_-+/='): continue  # another token, same start
-                if cut or n >= max(16, _fmt_len(v) + 10): yield a, a + n, v, 'cut'; break
-                if n >= max(10, _fmt_len(v) + 6): yield a, a + n, v, 'maybe'; break
+# %% ../nbs/13_redact.ipynb #abc7eca2
+@patch
+def _copies(self:Redactor, s):
+    "`(start, end, value, how)` of each copy of a known secret in `s`: `whole`, or cut short (`cut`, `maybe`)"
+    b = s.encode('utf-8', 'surrogatepass')
+    for p in _starts(self._raw_lit, b):  # on bytes: RE2 would encode a text again for every search
+        a = p if len(b) == len(s) else len(b[:p].decode('utf-8', 'surrogatepass'))
+        for v in self._by_pre.get(s[a:a+6], ()):
+            if s.startswith(v, a): yield a, a + len(v), v, 'whole'; break
+            n = len(os.path.commonprefix([s[a:a+len(v)], v]))
+            if n < max(6, _fmt_len(v) + 4): continue
+            after = s[a+n:a+n+3]
+            cut = after == '' or after.startswith(('…', '...'))
+            if not cut and (after[0].isalnum() or after[0] in '_-+/='): continue  # another token, same start
+            if cut or n >= max(16, _fmt_len(v) + 10): yield a, a + n, v, 'cut'; break
+            if n >= max(10, _fmt_len(v) + 6): yield a, a + n, v, 'maybe'; break
 
-    def find(self, s:str) -> list:
-        "`(start, end, kind, placeholder)` of each secret in `s`: found by a rule, known already, or cut from one"
-        if len(s) < 6: return []  # no secret is shorter
-        found = _find(s, every=True)
-        for a, b, k, v, also in found: self.add(k, v, also)  # also what a longer find covers: a DSN's key
-        hits = [(a, b, 0, k, v, None) for a, b, k, v, also in found]
-        if self.lit is not None:
-            hits += [(a, b, 1 if how == 'whole' else 2, '', v, None) for a, b, v, how in self._copies(s)
-                     if how != 'maybe']
-        out = []
-        for a, b, k, v, also in _no_overlap(hits):
-            kind, ph = self.ph.get(v) or self.known[v]
-            out.append((a, b, kind, ph))
-        return out
+# %% ../nbs/13_redact.ipynb #0f385958
+@patch
+def find(self:Redactor, s:str, # any text
+        ) -> list:
+    "`(start, end, kind, placeholder)` of each secret in `s`: found by a rule, known already, or cut from one"
+    if len(s) < 6: return []  # no secret is shorter
+    found = _find(s, every=True)
+    for a, b, k, v, also in found: self.add(k, v, also)  # also what a longer find covers: a DSN's key
+    hits = [(a, b, 0, k, v, None) for a, b, k, v, also in found]
+    if self.lit is not None:
+        hits += [(a, b, 1 if how == 'whole' else 2, '', v, None) for a, b, v, how in self._copies(s)
+                 if how != 'maybe']
+    out = []
+    for a, b, k, v, also in _no_overlap(hits):
+        kind, ph = self.ph.get(v) or self.known[v]
+        out.append((a, b, kind, ph))
+    return out
 
-    def learn(self, o):
-        "Find the secrets in `o` (text, or JSON-like data such as a record) and know them, changing nothing"
-        if isinstance(o, _Num): return
-        if isinstance(o, str):
-            for a, b, k, v, also in _find(o, every=True): self.add(k, v, also)
-        elif isinstance(o, dict):
-            for k, v in o.items():
-                if _skip(o, k): continue
-                if isinstance(v, str) and isinstance(k, str) and named_value(k, v, True): self.add('assigned_secret', v)
-                self.learn(_b64_decoded(v) if _b64_text(o, k) else v)
-        elif isinstance(o, list):
-            for v in _pair_secrets(o): self.add('assigned_secret', v)
-            for v in o: self.learn(v)
+# %% ../nbs/13_redact.ipynb #6acab25f
+@patch
+def learn(self:Redactor, o, # text, or JSON-like data such as a record
+         ):
+    "Find the secrets in `o` (text, or JSON-like data such as a record) and know them, changing nothing"
+    if isinstance(o, _Num): return
+    if isinstance(o, str):
+        for a, b, k, v, also in _find(o, every=True): self.add(k, v, also)
+    elif isinstance(o, dict):
+        for k, v in o.items():
+            if _skip(o, k): continue
+            if isinstance(v, str) and isinstance(k, str) and named_value(k, v, True): self.add('assigned_secret', v)
+            self.learn(_b64_decoded(v) if _b64_text(o, k) else v)
+    elif isinstance(o, list):
+        for v in _pair_secrets(o): self.add('assigned_secret', v)
+        for v in o: self.learn(v)
 
-    def text(self, s:str, where=None) -> str:
-        "`s` with every secret replaced by its placeholder; `where` (a dict), when given, gets a finding per secret"
-        key = (len(self.known), s) if len(s) >= 200 else None  # long texts repeat: tool descriptions, reminders
-        if key is not None and key in self._memo: hits, sus = self._memo[key]
-        else: hits, sus = self.find(s), None
-        out, i = [], 0
-        for a, b, k, ph in hits:
-            out += [s[i:a], ph]; i = b
-            if where is not None: self.findings.append({**where, **_line(where, s, a), 'kind': k, 'placeholder': ph})
-        new = ''.join(out) + s[i:] if hits else s
-        if self.paranoid and where is not None:
-            if sus is None: sus = self.suspects(new)
-            self.findings += [{**where, **_line(where, new, a), 'kind': why, 'placeholder': '(possible: not replaced)'}
-                              for a, _, why in sus]
-        if key is not None and key not in self._memo:
-            if len(self._memo) > 4096 or self._memo_chars > MEMO_CHARS: self._memo.clear(); self._memo_chars = 0
-            self._memo[(len(self.known), s)] = (hits, sus)
-            self._memo_chars += len(s)
-        return new
+# %% ../nbs/13_redact.ipynb #da82f1ee
+@patch
+def text(self:Redactor, s:str, # any text
+         where:dict=None, # the finding's `file`, `line`, `uuid`, `path`: each secret replaced is recorded there
+        ) -> str:
+    "`s` with every secret replaced by its placeholder; `where` (a dict), when given, gets a finding per secret"
+    key = (len(self.known), s) if len(s) >= 200 else None  # long texts repeat: tool descriptions, reminders
+    if key is not None and key in self._memo: hits, sus = self._memo[key]
+    else: hits, sus = self.find(s), None
+    out, i = [], 0
+    for a, b, k, ph in hits:
+        out += [s[i:a], ph]; i = b
+        if where is not None: self.findings.append({**where, **_line(where, s, a), 'kind': k, 'placeholder': ph})
+    new = ''.join(out) + s[i:] if hits else s
+    if self.paranoid and where is not None:
+        if sus is None: sus = self.suspects(new)
+        self.findings += [{**where, **_line(where, new, a), 'kind': why, 'placeholder': '(possible: not replaced)'}
+                          for a, _, why in sus]
+    if key is not None and key not in self._memo:
+        if len(self._memo) > 4096 or self._memo_chars > MEMO_CHARS: self._memo.clear(); self._memo_chars = 0
+        self._memo[(len(self.known), s)] = (hits, sus)
+        self._memo_chars += len(s)
+    return new
+
 
 def _line(where, s, a):
     "`{'line': n}` for a finding at offset `a` of a whole file's text `s` (where the line is not known yet)"
     return {'line': s.count('\n', 0, a) + 1} if where.get('line', 0) is None else {}
-
-def _b64_decoded(v):
-    try: return base64.b64decode(v).decode('utf-8')
-    except (binascii.Error, UnicodeDecodeError, ValueError, TypeError): return ''
 
 # %% ../nbs/13_redact.ipynb #079b9097
 @patch
@@ -744,6 +777,30 @@ def data(self:Redactor, o, # a JSON-like value: dict, list, str, number
         return out
     return o
 
+# %% ../nbs/13_redact.ipynb #e294b69c
+@patch
+def relink(self:Redactor, r:dict, # a record, possibly naming a dropped one
+          ) -> dict:
+    "`r` with its links to dropped records (`parentUuid`, `leafUuid`, ...) moved up to their nearest kept ancestor"
+    if not self.dropped: return r
+    def up(u):
+        seen = set()
+        while u in self.dropped and u not in seen: seen.add(u); u = self.dropped[u]
+        return u
+    def remap(o):
+        if isinstance(o, _Num): return o
+        if isinstance(o, str): return up(o)
+        if isinstance(o, dict): return {k: remap(v) for k, v in o.items()}
+        if isinstance(o, list): return [remap(v) for v in o]
+        return o
+    return {k: v if k in ('message', 'toolUseResult', 'uuid') else remap(v) for k, v in r.items()}
+
+@patch(as_prop=True)
+def refs(self:Redactor) -> set:
+    "What a record may name that redaction changed: dropped records' uuids, content hashes, request ids"
+    return set(self.dropped) | set(self.hashes) | {r for r in self.reqs if isinstance(r, str)}
+
+# %% ../nbs/13_redact.ipynb #d66ff9de
 @patch
 def rec(self:Redactor, r:dict, # a transcript record
         file:str='', # the file it came from, for the findings
@@ -771,28 +828,6 @@ def rec(self:Redactor, r:dict, # a transcript record
             if isinstance(d := r.get('requestDigest'), str):
                 new['requestDigest'] = hmac.new(self.key, d.encode(), hashlib.sha256).hexdigest()
     return new
-
-@patch
-def relink(self:Redactor, r:dict, # a record, possibly naming a dropped one
-          ) -> dict:
-    "`r` with its links to dropped records (`parentUuid`, `leafUuid`, ...) moved up to their nearest kept ancestor"
-    if not self.dropped: return r
-    def up(u):
-        seen = set()
-        while u in self.dropped and u not in seen: seen.add(u); u = self.dropped[u]
-        return u
-    def remap(o):
-        if isinstance(o, _Num): return o
-        if isinstance(o, str): return up(o)
-        if isinstance(o, dict): return {k: remap(v) for k, v in o.items()}
-        if isinstance(o, list): return [remap(v) for v in o]
-        return o
-    return {k: v if k in ('message', 'toolUseResult', 'uuid') else remap(v) for k, v in r.items()}
-
-@patch(as_prop=True)
-def refs(self:Redactor) -> set:
-    "What a record may name that redaction changed: dropped records' uuids, content hashes, request ids"
-    return set(self.dropped) | set(self.hashes) | {r for r in self.reqs if isinstance(r, str)}
 
 # %% ../nbs/13_redact.ipynb #b8fb03bc
 class RedactReport(Rows):
@@ -961,6 +996,8 @@ _LEADS = sorted({l for _, rx in _TOKENS for alt in _top_alts(rx) if len(l := _le
                  'rk_live_', 'sq0csp-', 'pypi-AgE', 'xoxb-', 'xoxp-', 'AIza', 'eyJ'}, key=len, reverse=True)
 _CUT = re.compile(rf'(?<![A-Za-z0-9_])(?:{"|".join(map(re.escape, _LEADS))})(?P<tail>[A-Za-z0-9_\-./+=]{{3,}})'
                   r'(?=…|\.\.\.|$)')
+
+# %% ../nbs/13_redact.ipynb #d52c8ddc
 _MARKER = re.compile(r'(?i:BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY|Private-Lines:)|PuTTY-User-Key-File|b3BlbnNzaC1rZXktdjE'
                      r'|MII[A-Za-z0-9+/]{1,4}IBA(?:AK|DAN)|MHcCAQEE')
 _CONTEXT = re.compile(r'(?i)(?<![A-Za-z])(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|api[_ -]?key|apikey|'
@@ -983,6 +1020,7 @@ def _suspicious(tok):
     if len(tok) < 20 and not any(c.isdigit() for c in tok): return False  # Encrypt=True
     return random_looking(tok) or len(tok) >= 20 and entropy(tok) >= 3.3 and not tok.isalpha()
 
+# %% ../nbs/13_redact.ipynb #047541d1
 _RAW_SUSPECT = _re2(_loose(  # the lines to look at: a marker, a format's start, a value after a secret's name
     rf'{_MARKER.pattern}|\b(?:{"|".join(map(re.escape, _LEADS))})[A-Za-z0-9_\-./+=]{{3}}|(?i:password|passwd|pwd|'
     r'secret|token|api.?key|credential|creds|auth|bearer|cookie)[^"\\]{0,40}?(?:[=:]|\sis\s|\sare\s)'
@@ -1112,6 +1150,26 @@ def _inside(p, root):
     "Is `p` inside `root`, symlinks resolved?"
     return Path(os.path.realpath(p)).is_relative_to(os.path.realpath(root))
 
+def _check_own(dest, sid, digest=None):
+    "Raise `ExistsError` unless session `dest` (of id `sid`) is missing, what llmsurgery wrote there, or holds `digest`"
+    if dest.exists() and not is_own_write(dest) and (digest is None or file_digest(dest) != digest):
+        raise ExistsError(f'Session {sid} ({dest}) is not what llmsurgery wrote there (resumed, appended to or edited '
+                          'since): refusing to replace it; move it away first')
+
+def _write_copy(out, pieces, sid=None):
+    "Write `pieces` to `out` atomically; a session's copy (`sid`) only over what llmsurgery wrote, under our lock"
+    fd = None
+    try:
+        with atomic_open(out, replace=True) as f:
+            f = Digested(f)
+            for b in pieces: f.write(b)
+            if sid is not None:
+                fd = open_locked(out) if out.exists() else None  # our appenders wait, then append to the new file
+                _check_own(out, sid, f.digest)  # checked again: it may have been resumed as it was written
+                note_written(out, digest=f.digest)
+    finally:
+        if fd is not None: os.close(fd)
+
 def redact_sess(s=None, # the session, as `open_sess` takes it (default: the current one of `cwd`)
                 dest=None, # a config folder to write the copy into (default: the session's own, beside it)
                 cwd=None, # the project directory for `.` and for ids
@@ -1124,6 +1182,7 @@ def redact_sess(s=None, # the session, as `open_sess` takes it (default: the cur
     root = Path(dest) if dest is not None else s.path.parent.parent.parent
     proj = root/'projects'/s.path.parent.name
     binary = {p for p, _ in files if not _learn_file(red, p)}  # the first pass: what every file holds
+    _check_own(proj/f'{new}.jsonl', new)  # a copy resumed since it was written is not replaced: checked first
     for p, role in files:
         if role == 'history' and dest is None: continue  # never written outside projects/ of the live config
         if role == 'session': out = proj/f'{new}.jsonl'
@@ -1133,8 +1192,8 @@ def redact_sess(s=None, # the session, as `open_sess` takes it (default: the cur
         if role != 'history' and not _inside(out.parent if out.parent.exists() else proj, root/'projects'):
             raise InputError(f'{out} is outside {root/"projects"}: refusing to write there')
         name = str(p.relative_to(s.path.parent)) if p.is_relative_to(s.path.parent) else f'file-history/{p.name}'
-        with atomic_open(out, replace=True) as f:
-            for b in _redacted(red, p, name, p not in binary): f.write(b.replace(s.sid.encode(), new.encode()))
+        _write_copy(out, (b.replace(s.sid.encode(), new.encode()) for b in _redacted(red, p, name, p not in binary)),
+                    new if role == 'session' else None)
     return Redacted(RedactReport(red.findings), sid=new, path=proj/f'{new}.jsonl')
 
 # %% ../nbs/13_redact.ipynb #0c506a82

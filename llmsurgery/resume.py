@@ -282,7 +282,8 @@ def _not_found(recs, thread, main) -> L | None:
     v = thread.rules.version
     if thread.error:
         return L([_change('unreadable', True, [], f'Claude Code {v} {thread.error[len(f"Claude Code {v} "):]}')])
-    idless = [r for r in recs if r.get('type') in ('user', 'assistant') and 'uuid' not in r and not r.get('isSidechain')]
+    idless = [r for r in recs if r.get('type') in ('user', 'assistant') and 'uuid' not in r
+              and not r.get('isSidechain')]
     if (main or idless) and not thread.written:
         why = (' (it needs a `timestamp` on every record)' if main and thread.rules.timestamps != 'optional' else
                ' (it reads no record without a `uuid`)' if not main else '')
@@ -297,7 +298,8 @@ def _unsent(recs, thread, main, before) -> L:
                'are read as one record, the last written: the others are not sent')
         out.append(AttrDict(kind='no_uuid', lost=True, n=n, uuids=[], text=f'records without a `uuid` {how}'))
     on, bad = {r.get('uuid') for r in thread}, [u for u, m in main if m]
-    if bad: out.append(_change('malformed', True, bad, 'records of the wrong shape are dropped as Claude Code reads them'))
+    if bad:
+        out.append(_change('malformed', True, bad, 'records of the wrong shape are dropped as Claude Code reads them'))
     off = [u for u, _ in main if u not in on and u not in set(bad)]
     if (cut := [u for u in off if u in before]):
         out.append(_change('compacted', False, cut, 'messages before the last compaction are sent as its summary'))

@@ -15,7 +15,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/search.html.md"""
 __all__ = ['MAX_SESSIONS', 'rec_fields', 'Hit', 'rec_hit', 'SessHits', 'sess_search', 'SessMatch', 'Matches', 'find_sess']
 
 # %% ../nbs/10_search.ipynb #fe498bd4
-import re
+import re, itertools
 from datetime import datetime
 from pathlib import Path
 from fastcore.basics import AttrDict, first, patch, listify
@@ -152,6 +152,7 @@ def sess_search(pat, # a regex (`(?i)` for any case)
     "Records of one session whose readable text matches regex `pat`"
     if isinstance(sid, (list, tuple, L)): recs = sid
     if recs is None: path = Path(path) if path else sess_file(sid, cwd)
+    if recs is None and (o := sess_of(path)).source != 'claude': recs = o.recs  # a Codex rollout, as records
     return _search_file(user_re(pat), path, None if recs is None else L(recs), maxlen, role, tool, since, until)
 
 # %% ../nbs/10_search.ipynb #03a11c37
@@ -202,9 +203,9 @@ class Matches(L):
     def _repr_markdown_(self): return '\n\n'.join(m._repr_markdown_() for m in self) if self else 'no match'
 
 # %% ../nbs/10_search.ipynb #407d8048
-def _scanned(rx, project, since, agents, progress):
-    "`(sess, agent id, path, None)` for each transcript whose raw bytes may hold a match of `rx`"
-    files = list(transcripts(project, since, agents))
+def _scanned(rx, project, since, agents, progress, source=None):
+    "`(sess, agent id, path, None)` for each transcript (of `source`'s sessions) whose bytes may hold a match of `rx`"
+    files = list(transcripts(project, since, agents, source=source))
     nds = needles_of(rx)
     found = holding([p for _, _, p in files], nds, progress) if nds is not None else [True]*len(files)
     return ((s, aid, p, None) for (s, aid, p), ok in zip(files, found) if ok)
@@ -226,16 +227,20 @@ def find_sess(pat, # a regex (`(?i)` for any case)
     src = index.search_files(rx, project, since, agents, progress) if index is not None else None
     labels = index if src is not None else None  # the index keeps each session's label: no need to read its head
     if src is None: src = _scanned(rx, project, since, agents, progress)
+    else: src = itertools.chain(src, _scanned(rx, project, since, agents, None, 'codex'))  # the index: Claude Code's
     for s, aid, p, cands in src:
         hs = None
-        with skipping(p): hs = _search_file(rx, p, None, maxlen, role, tool, since, until, cands=cands)
+        cx = s.source == 'codex'  # a Codex rollout: searched as the records it reads as
+        with skipping(p):
+            recs = sess_of(p).recs if cx else None
+            hs = _search_file(rx, p, recs, maxlen, role, tool, since, until, cands=None if cx else cands)
         if not hs: continue
         for h in hs: h.agent = aid or h.agent
         m = res[-1] if res and res[-1].sid == s.sid else None
         if m is None:
             if limit and len(res) >= limit: break
             if (label := labels.label(s.path) if labels is not None else None) is None:
-                label = info.label if (info := sess_info(s.path)) else ''
+                label = s.label if cx else info.label if (info := sess_info(s.path)) else ''
             m = SessMatch(sid=s.sid, project=s.project, path=s.path, mtime=s.active, label=label,
                           hits=SessHits(path=s.path, pat=rx.pattern), agent_hits={})
             res.append(m)

@@ -17,7 +17,7 @@ __all__ = ['USAGE_TOKENS', 'ANTHROPIC_PRICES', 'LONG_CONTEXT', 'PRICED', 'LIST',
            'recorded_costs', 'usage_rec', 'sess_usage', 'usage_key', 'find_usage', 'usage_charts']
 
 # %% ../nbs/10a_usage.ipynb #b3f9aace
-import re, math, warnings, functools, importlib.util
+import re, math, itertools, warnings, functools, importlib.util
 from datetime import timezone
 from pathlib import Path
 from fastcore.basics import AttrDict, first, patch
@@ -29,6 +29,7 @@ from .show import *
 from .sess import *
 from .scan import *
 from .view import *
+from .codex import usage_pairs
 
 # %% ../nbs/10a_usage.ipynb #74bd6c61
 USAGE_TOKENS = dict(input='input_tokens', output='output_tokens', cache_write='cache_creation_input_tokens',
@@ -99,6 +100,7 @@ def _fastllm_prices(name):
     "fastllm's offline prices for model `name`, its other metadata left out (empty when it does not know the name)"
     if 'claude' in name and (mp := price_table()):  # fastllm's own answer, without importing `fastllm.types`
         info = mp.get(name if name in mp else f'anthropic/{name}', {})
+    elif name in (mp := price_table()): info = mp[name]  # a model the table names (`gpt-5.5`): the same, without it
     else:  # models fastllm may register prices of its own for
         from fastllm.types import get_model_info  # imported here: it reads its price table ~28 times at import
         info = dict(get_model_info(name))
@@ -285,11 +287,13 @@ def sess_usage(s=None, # a session, as `open_sess` takes it
 # %% ../nbs/10a_usage.ipynb #d9f494a2
 _USAGE_NEEDLE = Needle.raw(b'"usage"', rb'"usage"\s*:\s*\{')
 
-def _usage_parts(project, since, until, progress):
+def _usage_parts(project, since, until, progress, source=None):
     "`((timestamp, project, session, model, warmup), model, 1, usage, cost, source)` per API message, once"
     seen = set()
-    read = lambda p, a: list(scan_recs(p, [_USAGE_NEEDLE], index=False))
-    for t, aid, pairs in scan_transcripts(read, project, since, progress, warmups=True):
+    def read(p, a):  # a Codex rollout: its usage lines (*Codex sessions*); a transcript: its lines that hold a usage
+        if sess_of(p).source == 'codex': return usage_pairs(p)
+        return list(scan_recs(p, [_USAGE_NEEDLE], index=False))
+    for t, aid, pairs in scan_transcripts(read, project, since, progress, warmups=True, source=source):
         for r, model, u in usage_msgs(pairs, seen):
             if in_window(r.get('timestamp'), since, until):
                 yield (r.get('timestamp'), t.project, msg_sess(r, t.sid), model, aid in t.warmups), model, 1, u, \
@@ -317,6 +321,7 @@ def find_usage(by:str='day', # 'day', 'project', 'session' or 'model'
     key = usage_key(by, utc)
     parts = index.usage_parts(project, since, until, progress) if index is not None else None  # None: it cannot
     if parts is None: parts = _usage_parts(project, since, until, progress)
+    else: parts = itertools.chain(parts, _usage_parts(project, since, until, None, 'codex'))  # the index: Claude's
     res = usage_rows(((key(*o), *rest) for o, *rest in parts),
                      title=f'Usage by {by}' + (' (UTC)' if utc else ''))
     for o in res:

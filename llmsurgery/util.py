@@ -58,10 +58,10 @@ def size_of(p, # a path
 # %% ../nbs/01a_util.ipynb #60d194c2
 def stat_key(p, # a path
             ) -> list | None:
-    "`[size, mtime_ns, inode]` of `p`, which change when it does; None when it cannot be read"
+    "`[size, mtime_ns, inode, ctime_ns]` of `p`, which change when it does; None when it cannot be read"
     try: st = os.stat(p)
     except OSError: return None
-    return [st.st_size, st.st_mtime_ns, st.st_ino]
+    return [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]  # ctime: no one can set it back
 
 # %% ../nbs/01a_util.ipynb #282c7d35
 def read_json(path, # a small JSON file

@@ -1,9 +1,12 @@
 "Fixtures shared by the tests: a generated archive in the real format; a check that each test has the markers it needs"
-import os, sys, subprocess
+import os, sys, subprocess, tempfile
 from pathlib import Path
 import pytest
 sys.path.insert(0, str(Path(__file__).parent.parent/'bench'))
 from benchlib import build_tree
+
+# Codex's sessions are listed beside Claude Code's: no test may see the machine's own `~/.codex`
+os.environ['CODEX_HOME'] = tempfile.mkdtemp(prefix='llmsurgery-codex-home-')
 
 @pytest.fixture(scope='module')
 def archive(tmp_path_factory):
@@ -26,7 +29,7 @@ def _needs_its_marker(request, monkeypatch):
     def checked(self, args, executable, *a, **kw):
         argv = [args] if isinstance(args, (str, bytes, os.PathLike)) else list(args)
         name = Path(os.fsdecode(executable or argv[0])).name
-        if name == 'claude' and 'cli' not in marks and '--version' not in argv[1:]:
+        if name in ('claude', 'codex') and 'cli' not in marks and '--version' not in argv[1:]:
             pytest.fail(f'runs the real Claude Code CLI ({" ".join(map(str, argv[:3]))} ...): mark it @pytest.mark.cli')
         if name.startswith('chromium') and 'browser' not in marks:
             pytest.fail('runs Chromium: mark it @pytest.mark.browser')

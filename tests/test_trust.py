@@ -841,3 +841,292 @@ def test_29_7_two_deletions_holding_the_same_file_are_restored_one_at_a_time(arc
     with pytest.raises(ManageError, match='2 deletions'): restore_sess(SID)
     assert not p.exists() and len(ls_trash()) == 2
     assert restore_sess(str(first_entry)) == [p] and p.exists() and len(ls_trash()) == 1
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Issue 29, items 3, 4, 5, 6 and 9: the index, the lazy reader, long titles, appends beside a writer that splits lines
+
+from llmsurgery.archive_index import index_path
+from llmsurgery.manage import rename_sess
+import llmsurgery.core as core_mod
+
+@pytest.mark.parametrize('name,held', [('.lock', b'precious\n'), ('', b''), ('-wal', b'precious\n'),
+                                       ('-shm', b'precious\n'), ('-journal', b'precious\n')])
+def test_29_3_a_link_planted_in_the_cache_folder_is_not_written_through(arc, capsys, tmp_path, name, held):
+    "A symlink where a file of the index goes (its name is predictable): the question is answered by a scan, the target"
+    victim = tmp_path/'victim'  # stays as it was
+    victim.write_bytes(held)
+    db = stale_index(arc)
+    gc.collect()  # the index's connections closed: SQLite removes its -wal and -shm files
+    link = db.with_suffix('.lock') if name == '.lock' else db.with_name(db.name + name)
+    link.unlink(missing_ok=True)
+    link.symlink_to(victim)
+    rc, out, err = run(capsys, 'find', 'Tidy')
+    assert victim.read_bytes() == held and link.is_symlink()
+    assert (rc, out) == run(capsys, 'find', 'Tidy', '--no-index')[:2] and 'scanning the transcripts instead' in err
+    with pytest.raises(IndexUnusable, match='symlink'): ArchiveIndex().update()
+    assert victim.read_bytes() == held
+
+def test_29_3_a_lock_file_of_the_recorder_is_not_written_through(tmp_path):
+    from llmsurgery.recorder import _recording_lock
+    victim = tmp_path/'victim'
+    victim.write_bytes(b'precious\n')
+    (tmp_path/'.tools.lock').symlink_to(victim)
+    with pytest.raises(WriteError, match='symlink'):
+        with _recording_lock(tmp_path, 'tools'): pass
+    assert victim.read_bytes() == b'precious\n'
+
+def test_29_5_a_same_size_edit_with_its_time_set_back_is_seen_by_the_index(arc):
+    p = tools_session(arc)
+    ix = ArchiveIndex()
+    ix.update()
+    assert find_sess('Tidy up notes', index=ix) and not find_sess('Tidy up PUFFS', index=ix)
+    st, data = p.stat(), p.read_bytes()
+    time.sleep(0.01)
+    with open(p, 'r+b') as f:  # an edit in place that keeps the size, then its time set back (`touch -r`, rsync -t)
+        for m in re.finditer(b'Tidy up notes', data): f.seek(m.start() + 8); f.write(b'PUFFS')
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (p.stat().st_size, p.stat().st_mtime_ns, p.stat().st_ino) == (st.st_size, st.st_mtime_ns, st.st_ino)
+    assert to_data(find_sess('Tidy up PUFFS', index=ix)) == to_data(find_sess('Tidy up PUFFS')) != []
+    assert not find_sess('Tidy up notes', index=ArchiveIndex())
+
+def _same_layout(data:bytes) -> bytes:
+    "`data` with text changed inside its lines, every line keeping its length and end"
+    return data.replace(b'Tidy', b'Tody').replace(b'notes', b'nodes')
+
+CHANGES = dict(
+    truncated=lambda p, d: os.truncate(p, len(d)//2),
+    replaced=lambda p, d: (p.with_name('x.tmp').write_bytes(d[len(d)//3:]), os.replace(p.with_name('x.tmp'), p)),
+    replaced_same_layout=lambda p, d: (p.with_name('x.tmp').write_bytes(_same_layout(d)),
+                                       os.replace(p.with_name('x.tmp'), p)),
+    overwritten_same_layout=lambda p, d: p.write_bytes(_same_layout(d)),
+    grown=lambda p, d: p.write_bytes(d + b'{"type":"last-prompt","lastPrompt":"later"}\n'))
+
+@pytest.mark.parametrize('argv', [['show', '--all'], ['show', '--jsonl'], ['resume-preview', '--json']])
+@pytest.mark.parametrize('change', CHANGES)
+def test_29_4_a_big_session_changed_while_it_is_read(arc, capsys, monkeypatch, argv, change):
+    "Read from its file as used (above `LAZY_MB`), the session changes after its places were taken: a right answer"
+    p = tools_session(arc)  # or the library's error naming the file, never an internal error or the new text as old
+    monkeypatch.setenv('LLMSURGERY_IN_MEMORY', '1')
+    want = run(capsys, *argv, p)
+    monkeypatch.setenv('LLMSURGERY_IN_MEMORY', '0')
+    data, places = p.read_bytes(), core_mod.file_recs
+    def then_change(*a, **k):
+        res = places(*a, **k)
+        if Path(a[0]) == p and not hasattr(then_change, 'done'): then_change.done = CHANGES[change](p, data)
+        return res
+    monkeypatch.setattr(core_mod, 'file_recs', then_change)
+    rc, out, err = run(capsys, *argv, p)
+    assert hasattr(then_change, 'done') and 'internal error' not in err and 'Traceback' not in err
+    if change == 'grown': assert (rc, out) == want[:2]  # what it read is what it read before: right
+    else:
+        assert rc in (1, 2) and str(p) in err and 'changed while it was read' in err, err
+        assert not out or b'Tody' not in out.encode()
+
+def test_29_6_a_long_title_shows_everywhere(arc, capsys):
+    "A 40 KB title, then 300 KB of later records: `ls`, `ls_sess`, `Sess` and the index all show it"
+    p, title = tools_session(arc), 'Long ' + 'title ' * 6700 + 'THE END'
+    assert rename_sess(SID, title) == SID
+    with open(p, 'ab') as f:
+        for i in range(300):
+            f.write(json.dumps(dict(type='system', content='y' * 1000, sessionId=SID)).encode() + b'\n')
+    assert Sess(p).label == title and [s.label for s in ls_sess() if s.sid == SID] == [title]
+    assert ArchiveIndex().update() and ArchiveIndex().label(p) == title
+    rc, out, _ = run(capsys, 'ls', '--json')
+    assert rc == 0 and [s['title'] for s in json.loads(out) if s['sid'] == SID] == [title]
+    rc, out, _ = run(capsys, 'ls')
+    assert rc == 0 and 'Long title title' in out
+
+SPLIT_WRITER = r'''
+import json, os, random, sys, time
+path, n, ready = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+rng = random.Random(29)
+fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+for i in range(n):  # as a writer that splits each line in two `write` calls and takes no lock
+    line = json.dumps(dict(type='system', subtype='split', content=f'split {i} ' + 'z' * rng.randrange(200))).encode()
+    line += b'\n'
+    k = rng.choice([len(line) - 1, rng.randrange(1, len(line) - 1)])  # the newline alone, or anywhere
+    os.write(fd, line[:k])
+    time.sleep(rng.uniform(0, 0.002))
+    os.write(fd, line[k:])
+    if i == 0: open(ready, 'w').close()
+    time.sleep(rng.uniform(0, 0.002))
+'''
+
+OURS_LOOP = r"""
+import time
+from llmsurgery.core import WriteError
+from llmsurgery.write import append_sess, mk_rec
+def ours_loop(p, sid, base, going, n=150):
+    "Append titles and chained records to session `sid`, `n` or while `going()`: how many were appended, refused"
+    done = refused = 0
+    while going() and done < n:
+        recs = ([dict(type='custom-title', customTitle=f'mark {base + done}', sessionId=sid)] if done % 2 else
+                [mk_rec('user', f'mark {base + done}', ts=False)])
+        try: append_sess(recs, str(p)); done += 1
+        except WriteError as e:
+            refused += 1
+            assert sid in str(e) and 'being written' in str(e), e
+        time.sleep(0.002)
+    return done, refused
+"""
+exec(OURS_LOOP)
+OURS = OURS_LOOP + "import sys\nprint(*ours_loop(sys.argv[1], sys.argv[2], int(sys.argv[3]), lambda: True))\n"
+
+def all_marks(recs) -> list:
+    "The numbers of the `mark N` records (titles and prompts) among `recs`, sorted"
+    texts = [r.get('customTitle') or (r.get('message') or {}).get('content') for r in recs]
+    return sorted(int(m[1]) for t in texts if isinstance(t, str) and (m := re.fullmatch(r'mark (\d+)', t)))
+
+def test_29_9_appends_beside_a_writer_that_splits_its_lines(arc, tmp_path):
+    "Our appends (titles, chained records, in two processes) beside a foreign writer of half lines: every line whole"
+    p, ready = tools_session(arc), tmp_path/'ready'
+    w = subprocess.Popen([sys.executable, '-c', SPLIT_WRITER, str(p), '1500', str(ready)])
+    while not ready.exists(): assert w.poll() is None; time.sleep(0.001)
+    ours = subprocess.Popen([sys.executable, '-c', OURS, str(p), SID, '1000'], stdout=subprocess.PIPE, text=True)
+    done, refused = ours_loop(p, SID, 0, lambda: w.poll() is None)
+    assert w.wait(120) == 0
+    done2, refused2 = map(int, ours.communicate(timeout=120)[0].split())
+    assert ours.returncode == 0
+    with open(p, 'rb') as f: lines = f.read().split(b'\n')
+    assert lines[-1] == b''
+    bad = [l[:80] for l in lines[:-1] if not isinstance(parse_rec(l), dict)]
+    assert not bad, (len(bad), bad[:3])
+    got = [json.loads(l) for l in lines[:-1]]
+    assert sorted(int(r['content'].split()[1]) for r in got if r.get('subtype') == 'split') == list(range(1500))
+    assert all_marks(got) == list(range(done)) + list(range(1000, 1000 + done2))
+    assert done > 100 and done2 > 100 and refused + refused2 < (done + done2) // 10, (done, refused, done2, refused2)
+
+SLOW_LINE = r'''
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
+os.write(fd, b'{"type":"system","content":"')
+open(sys.argv[2], 'w').close()
+for i in range(int(sys.argv[3])): os.write(fd, b'z'); time.sleep(0.001)  # a line that takes its time, byte by byte
+os.write(fd, b'"}\n')
+'''
+
+def test_29_9_a_line_that_never_ends_is_refused_naming_the_session(arc, tmp_path, monkeypatch):
+    import llmsurgery.write as write_mod
+    monkeypatch.setattr(write_mod, 'APPEND_WAIT', 0.5)
+    p, ready = tools_session(arc), tmp_path/'ready'
+    w = subprocess.Popen([sys.executable, '-c', SLOW_LINE, str(p), str(ready), '2000'])
+    while not ready.exists(): assert w.poll() is None; time.sleep(0.001)
+    t0 = time.monotonic()
+    with pytest.raises(WriteError, match=f'Session {SID} .* is being written by another process'):
+        rename_sess(SID, 'not now')
+    assert 0.5 <= time.monotonic() - t0 < 1.5 and w.poll() is None  # it waited, then refused while the line grew
+    assert w.wait(60) == 0 and b'not now' not in p.read_bytes()
+    rename_sess(SID, 'now')  # once the line is whole, the append goes through
+    got = load_recs(p)
+    assert got[-2:].attrgot('type') == ['custom-title', 'agent-name'] and got[-3].content == 'z' * 2000
+
+# the siblings of item 9: writers that replace a session a running CLI may append to
+
+RESUMED = b'{"type":"user","uuid":"0e0e0e0e-0000-4000-8000-000000000029","parentUuid":null,"message":{"role":"user",' \
+          b'"content":"resumed in the copy"}}\n'
+
+def test_29_9_a_fork_resumed_since_is_not_replaced_by_the_same_fork(arc):
+    new = fork_sess(SID, key='k')
+    dest = tools_session(arc).with_name(f'{new}.jsonl')
+    assert fork_sess(SID, key='k') == new  # its own fork, as written: replaced
+    with open(dest, 'ab') as f: f.write(RESUMED)  # Claude Code resumed the fork
+    before = dest.read_bytes()
+    with pytest.raises(ExistsError, match=f'Fork {new} .* is not what llmsurgery wrote there'): fork_sess(SID, key='k')
+    assert dest.read_bytes() == before
+
+def test_29_9_a_fork_resumed_while_it_is_written_again_is_left_alone(arc, monkeypatch):
+    import llmsurgery.write as write_mod
+    new = fork_sess(SID, key='k')
+    dest = tools_session(arc).with_name(f'{new}.jsonl')
+    files = write_mod._fork_files
+    def resumed_meanwhile(*a, **k):
+        with open(dest, 'ab') as f: f.write(RESUMED)
+        return files(*a, **k)
+    monkeypatch.setattr(write_mod, '_fork_files', resumed_meanwhile)
+    with pytest.raises(ExistsError, match='resumed, appended to or edited since'): fork_sess(SID, key='k')
+    assert dest.read_bytes().endswith(RESUMED) and not list(dest.parent.glob('.*.tmp'))
+
+def test_29_9_a_redacted_copy_resumed_since_is_not_replaced(arc, monkeypatch):
+    from llmsurgery.redact import redact_sess
+    import llmsurgery.redact as redact_mod
+    res = redact_sess(SID)
+    assert redact_sess(SID).path == res.path  # its own copy, as written: replaced
+    with open(res.path, 'ab') as f: f.write(RESUMED)
+    before = res.path.read_bytes()
+    with pytest.raises(ExistsError, match=f'Session {res.sid} .* is not what llmsurgery wrote there'): redact_sess(SID)
+    assert res.path.read_bytes() == before
+    res.path.write_bytes(before[:-len(RESUMED)])  # as llmsurgery wrote it again; then resumed as it is redacted anew
+    pieces = redact_mod._redacted
+    def resumed_meanwhile(red, p, *a):
+        yield from pieces(red, p, *a)
+        if p.suffix == '.jsonl' and p.stem == SID:
+            with open(res.path, 'ab') as f: f.write(RESUMED)
+    monkeypatch.setattr(redact_mod, '_redacted', resumed_meanwhile)
+    with pytest.raises(ExistsError, match='resumed, appended to or edited since'): redact_sess(SID)
+    assert res.path.read_bytes() == before and not list(res.path.parent.glob('.*.tmp'))
+
+def test_29_9_a_move_that_updates_an_older_copy_keeps_what_was_resumed_there(arc, monkeypatch):
+    "A copy made earlier is behind the session; it is resumed in the new place just as the move replaces it"
+    p, new = tools_session(arc), '/tmp/llmsurgery-rec/chores'
+    aged(arc)
+    assert [i.state for i in move_proj(OLD_TOOLS, new, copy=True)] == ['copy']
+    with open(p, 'ab') as f: f.write(b'{"type":"last-prompt","lastPrompt":"more in the old place"}\n')
+    aged(arc)
+    dest = arc/proj_slug(new)/p.name
+    compare, calls = manage_mod._compare, []
+    def resumed_after_the_check(chunks, path):
+        was = compare(chunks, path)
+        calls.append(was)
+        if len(calls) == 2:
+            with open(dest, 'ab') as f: f.write(RESUMED)
+        return was
+    monkeypatch.setattr(manage_mod, '_compare', resumed_after_the_check)
+    with pytest.raises(ManageError, match='written to while it moved'): move_proj(OLD_TOOLS, new, copy=True)
+    assert calls[:2] == ['behind', 'behind'] and dest.read_bytes().endswith(RESUMED)
+
+def test_29_3_a_hard_link_planted_as_the_index_is_not_written(arc, capsys, tmp_path):
+    victim = tmp_path/'victim'
+    victim.write_bytes(b'')  # an empty file: SQLite would make a database of it
+    db = stale_index(arc)
+    gc.collect()
+    for p in db.parent.glob(db.name + '*'): p.unlink()
+    os.link(victim, db)
+    rc, out, err = run(capsys, 'find', 'Tidy')
+    assert victim.read_bytes() == b'' and 'hard link' in err and rc == 0
+
+def test_29_9_a_half_line_begun_between_our_look_and_our_write_is_mended(arc, monkeypatch):
+    "Deterministically: the foreign writer's first half lands just after our look, its second half 50 ms later"
+    import threading
+    p = tools_session(arc)
+    line = b'{"type":"system","subtype":"split","content":"foreign"}\n'
+    write = os.write
+    def half_first(fd, data):  # our append's one write: the other writer's first half lands just before it
+        if b'"customTitle":"mended"' in data and not hasattr(half_first, 'done'):
+            half_first.done = True
+            w = os.open(p, os.O_WRONLY | os.O_APPEND)
+            write(w, line[:20])
+            threading.Timer(0.05, lambda: (write(w, line[20:]), os.close(w))).start()
+        return write(fd, data)
+    monkeypatch.setattr(os, 'write', half_first)
+    before, n = p.read_bytes(), len(load_recs(p))
+    rename_sess(SID, 'mended')
+    after = p.read_bytes()  # the foreign line whole, then ours: the same bytes in another order
+    ours = after[len(before) + len(line):]
+    assert after.startswith(before + line) and ours.count(b'\n') == 2 and b'"customTitle":"mended"' in ours
+    assert load_recs(p)[-2:].attrgot('type') == ['custom-title', 'agent-name'] and len(load_recs(p)) == n + 3
+
+@pytest.mark.parametrize('change', ['overwritten_same_layout', 'replaced_same_layout', 'truncated', 'grown'])
+def test_29_4_a_session_changed_after_the_index_answered_where_its_records_are(arc, capsys, monkeypatch, change):
+    "The index says where the matching records are; the file changes before they are read back: right, or an error"
+    p = tools_session(arc)
+    ArchiveIndex().update()
+    want = run(capsys, 'find', 'Tidy', '--json')
+    data, read = p.read_bytes(), index_mod.read_recs
+    def change_then_read(path, *a):
+        if Path(path) == p and not hasattr(change_then_read, 'done'): change_then_read.done = CHANGES[change](p, data)
+        return read(path, *a)
+    monkeypatch.setattr(index_mod, 'read_recs', change_then_read)
+    rc, out, err = run(capsys, 'find', 'Tidy', '--json')
+    assert 'internal error' not in err and 'Traceback' not in err
+    if change == 'grown': assert (rc, out) == want[:2]
+    else: assert rc != 0 and str(p) in err and 'changed since the index read it' in err and 'Tody' not in out, err
