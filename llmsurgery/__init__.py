@@ -30,6 +30,15 @@ llmsurgery html --all -o site/     # every session as a page, site/index.html li
 A session is named by id, unique id prefix, title, path, or `.`; `--json` gives data for programs and agents; the
 exit status is 0 when something was found, 1 when nothing was, 2 on bad usage.
 
+Claude Code can ask the same questions itself, as MCP tools, with no shell: install llmsurgery's MCP server once,
+
+```sh
+llmsurgery mcp install             # for you, in every project (--project: this project's .mcp.json)
+```
+
+and the agent finds past sessions by phrase or regex, reads them, and sees their tool calls, files, commands,
+failures, subagents and cost (read-only; `llmsurgery mcp --allow-writes` adds rename, tag, fork and redact).
+
 Modules:
 
 - `llmsurgery.archive_index`: A warm index of the whole archive in SQLite: cross-session questions answered without reading every transcript again
@@ -52,6 +61,7 @@ Modules:
 - `llmsurgery.handoff`: A Claude Code session continued in Codex, or a Codex session in Claude Code: written where the other CLI resumes it
 - `llmsurgery.hist`: Read a dialog's replies back into canonical messages, write messages as a dialog, and walk a dialog as history
 - `llmsurgery.manage`: Rename, tag, delete, fork at a message, and move a project's sessions after its folder moved, as Claude Code would
+- `llmsurgery.mcp_server`: `llmsurgery mcp`: a running agent asks its own history through typed tools, on the official MCP Python SDK
 - `llmsurgery.page`: One self-contained HTML page of a session, for a bug report, a review or a post: its stats, then its conversation
 - `llmsurgery.rec`: A record's anatomy: its message, content blocks, text, tool calls and results, ids, copies, times and cuts
 - `llmsurgery.recorder`: Regenerate the sample transcripts the library is tested against by running the installed Claude Code CLI offline

@@ -20,7 +20,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/archive_index.html.md"""
 # %% auto #0
 __all__ = ['INDEX_VERSION', 'SCHEMA', 'BLOCK', 'VERIFY_ALL', 'SAMPLES', 'ENV_FIELDS', 'CHUNK', 'CHECKPOINT', 'COMMON_CHARS',
            'MAX_GRAMS', 'index_path', 'index_version', 'complete_block', 'block_sums', 'sums_match', 'wanted_lines',
-           'search_text', 'msg_env', 'transaction', 'ArchiveIndex', 'fts_query', 'read_recs']
+           'search_text', 'msg_env', 'transaction', 'ArchiveIndex', 'warm_index', 'fts_query', 'read_recs']
 
 # %% ../nbs/14_archive_index.ipynb #aea82ffa
 import os, re, time, zlib, errno, fcntl, random, hashlib, sqlite3, warnings
@@ -253,6 +253,14 @@ class ArchiveIndex:
             self._locked = True
             try: yield
             finally: self._locked = False
+
+# %% ../nbs/14_archive_index.ipynb #52ef2310
+def warm_index(cfg=None, # the config folder (default: `claude_dir()`)
+              ) -> ArchiveIndex | None:
+    "The index of config folder `cfg` when `llmsurgery index` has built it, else None (a question then scans)"
+    try: ix = ArchiveIndex(cfg)
+    except ValueError: return None  # the cache folder would be inside the config folder: there is no index there
+    return ix if ix.exists() else None
 
 # %% ../nbs/14_archive_index.ipynb #af3c7006
 def _open(path):

@@ -18,8 +18,8 @@ Docs: https://llmsurgery.github.io/llmsurgery/cli.html.md"""
 __all__ = ['fmt_ls', 'cmd_ls', 'cmd_show', 'cmd_find', 'cmd_grep', 'cmd_prompts', 'cmd_replies', 'cmd_result', 'cmd_agents',
            'cmd_stats', 'cmd_tools', 'cmd_errors', 'cmd_files', 'cmd_commands', 'cmd_usage', 'cmd_index', 'cmd_export',
            'cmd_resume_check', 'cmd_resume_preview', 'cmd_handoff', 'cmd_drift', 'cmd_sess2nb', 'cmd_nb2sess',
-           'cmd_skill', 'cmd_redact', 'cmd_html', 'cmd_md', 'cmd_rename', 'cmd_tag', 'cmd_delete', 'cmd_restore',
-           'cmd_fork', 'cmd_move', 'cmd_backup']
+           'cmd_skill', 'cmd_mcp', 'cmd_redact', 'cmd_html', 'cmd_md', 'cmd_rename', 'cmd_tag', 'cmd_delete',
+           'cmd_restore', 'cmd_fork', 'cmd_move', 'cmd_backup']
 
 # %% ../nbs/19_cli.ipynb #a7c99ac9
 import os, sys, re, io, json, argparse, time, shutil
@@ -151,10 +151,8 @@ def cmd_show(args, # the parsed command line (`cli_parser`)
 def _index(a):
     "The archive index, when `llmsurgery index` built one for this config folder and `--no-index` was not given"
     if a.no_index: return None
-    from llmsurgery.archive_index import ArchiveIndex
-    try: ix = ArchiveIndex()
-    except ValueError: return None  # the cache folder would be inside the config folder: there is no index there
-    return ix if ix.exists() else None
+    from llmsurgery.archive_index import warm_index
+    return warm_index()
 
 def _where(a): return dict(project=a.project, since=a.since, until=a.until, progress=progress(), index=_index(a))
 
@@ -420,6 +418,35 @@ def cmd_skill(a, # the parsed command line (`cli_parser`)
     elif p: print(f"{'Installed' if a.action == 'install' else 'Removed'} {p}")
     else: print('No llmsurgery skill was installed there.')
     return 0 if p else 1
+
+# %% ../nbs/19_cli.ipynb #424b8c84
+@cli_command('mcp', opt('action', nargs='?', choices=['serve', 'install'], default='serve',
+                        help='serve on stdin and stdout (what Claude Code starts), or install in its MCP config'),
+             opt('--allow-writes', action='store_true',
+                 help='also serve the tools that write: rename, tag, fork, redact to a copy (never a deletion)'),
+             opt('--project', nargs='?', const='.', metavar='DIR',
+                 help="install in the project's .mcp.json (in DIR, default the current directory)"),
+             opt('--user', action='store_true', help="install in the user's config (the default)"),
+             opt('--print', action='store_true', help='print the `claude mcp add` line instead of installing'))
+def cmd_mcp(a, # the parsed command line (`cli_parser`)
+           ):
+    "Serve llmsurgery's tools to Claude Code over MCP (stdio), or install the server in Claude Code's MCP config"
+    from llmsurgery.mcp_server import serve_stdio, install_mcp, mcp_add_line
+    if a.action == 'serve':
+        if a.project or a.user or a.print: raise UsageError('--project, --user and --print go with `mcp install`')
+        out = sys.stdout  # the protocol goes to the real stdout, not through `visible`: the SDK writes JSON-RPC there
+        sys.stdout = out.out if isinstance(out, _Visible) else out
+        try: serve_stdio(a.allow_writes)
+        finally: sys.stdout = out
+        return 0
+    if a.project and a.user: raise UsageError('--project or --user, not both')
+    if a.print:
+        print(mcp_add_line(a.project, a.allow_writes))
+        return 0
+    p = install_mcp(a.project, a.allow_writes)
+    print(json.dumps({'config': str(p), 'server': 'llmsurgery'}) if a.json
+          else f'Installed the llmsurgery MCP server in {p}')
+    return 0
 
 # %% ../nbs/19_cli.ipynb #94a487bf
 @cli_command('redact',

@@ -200,12 +200,13 @@ def fmt_lines(recs, # the records to show, in order
               mx:int=500, # cut each string at this many characters (None: never)
               showall:bool=False, # also show bookkeeping records and attachments
               attachments:bool=False, # also show Claude Code's context attachments
-              start:int=None, # number the records from this index (None: no numbers)
+              start:int|list=None, # number the records from this index, or each by its own (a list; None: no numbers)
              ):
     "`fmt_recs` a piece at a time: yields its lines (headers, blank lines, bodies), so a long thread prints as it goes"
     names = {i: b.get('name') for r in recs for b in tool_uses(r) if isinstance(i := b.get('id'), str)}
     prev, any_out = object(), False
-    for i, r in enumerate(recs, start or 0):
+    nums = start if isinstance(start, (list, tuple)) else range(start or 0, (start or 0) + len(recs))
+    for i, r in zip(nums, recs):
         if not _shown(r, showall, attachments): continue
         key = msg_id(r) or r.get('uuid') or id(r)
         if key != prev:
@@ -218,7 +219,7 @@ def fmt_recs(recs, # the records to show, in order
              mx:int=500, # cut each string at this many characters (None: never)
              showall:bool=False, # also show bookkeeping records and attachments
              attachments:bool=False, # also show Claude Code's context attachments
-             start:int=None, # number the records from this index (None: no numbers)
+             start:int|list=None, # number the records from this index, or each by its own (a list; None: no numbers)
             ) -> str:
     "Records `recs` as a readable conversation: a header per message, then its text"
     return '\n'.join(fmt_lines(recs, mx, showall, attachments, start))
