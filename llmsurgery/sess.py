@@ -11,11 +11,11 @@ Docs: https://llmsurgery.github.io/llmsurgery/sess.html.md"""
 
 # %% auto #0
 __all__ = ['MARK_CHUNK', 'SEARCH_CHUNK', 'SEARCH_OVERLAP', 'MIN_AGENT_PREFIX', 'FILE_KINDS', 'SETTLED', 'SOURCES',
-           'transcripts_in', 'marked_recs', 'title_of', 'Sess', 'agent_id', 'found_in', 'teammate_of', 'agent_meta',
-           'archive_dir', 'cur_sess', 'ls_projects', 'agent_files_named', 'sess_file', 'open_sess', 'load_sess',
-           'agent_files', 'load_agents', 'agent_sess', 'SessFile', 'agent_layout', 'SessFiles', 'sess_files',
-           'sess_info', 'Source', 'ClaudeCode', 'sources', 'SessList', 'ls_sess', 'proj_dirs', 'sess_tree',
-           'written_since', 'transcripts', 'scan_transcripts']
+           'transcripts_in', 'marked_recs', 'BufRecs', 'RecList', 'title_of', 'Sess', 'agent_id', 'found_in',
+           'teammate_of', 'agent_meta', 'archive_dir', 'cur_sess', 'ls_projects', 'agent_files_named', 'sess_file',
+           'open_sess', 'load_sess', 'agent_files', 'load_agents', 'agent_sess', 'SessFile', 'agent_layout',
+           'SessFiles', 'sess_files', 'sess_info', 'Source', 'ClaudeCode', 'sources', 'SessList', 'ls_sess',
+           'proj_dirs', 'sess_tree', 'written_since', 'transcripts', 'scan_transcripts']
 
 # %% ../nbs/04_sess.ipynb #5c0e1c04
 import os, re, glob, stat, time, functools, warnings, importlib.resources
@@ -85,6 +85,40 @@ def _head(path):
     "The first 64 KB of `path`"
     with open_transcript(path) as f: return f.read(_HEAD)
 
+# %% ../nbs/04_sess.ipynb #b0f5ec02
+class BufRecs:
+    "The records on the lines of a head or tail buffer, as `_lines` reads them, each parsed only when first asked for"
+    def __init__(self, buf): self.buf, self._at = buf, {}
+    def rec(self, ls):
+        "The record on the line that starts at `ls` (None: cut by the buffer's edge, or no JSON object)"
+        if (r := self._at.get(ls, False)) is False:
+            le = self.buf.find(b'\n', ls)
+            line = self.buf[ls:le if le >= 0 else len(self.buf)]
+            r = self._at[ls] = parse_rec(line) if line[:1] == b'{' else None
+        return r
+    def first(self):
+        "The first record"
+        ls = 0
+        while (r := self.rec(ls)) is None:
+            if (ls := self.buf.find(b'\n', ls) + 1) == 0: return None
+        return r
+    def having(self, *marks, rev:bool=False):
+        "The records on the lines that hold one of byte strings `marks`, in order (`rev`: the last first)"
+        buf, find = self.buf, (self.buf.rfind if rev else self.buf.find)
+        at = {m: find(m) for m in marks}  # each mark's next hit
+        while (i := (max(at.values()) if rev else min((j for j in at.values() if j >= 0), default=-1))) >= 0:
+            ls, le = buf.rfind(b'\n', 0, i) + 1, buf.find(b'\n', i)
+            if (r := self.rec(ls)) is not None: yield r
+            for m, j in at.items():
+                if rev and j >= ls: at[m] = buf.rfind(m, 0, ls)
+                elif not rev and 0 <= j and (le < 0 or j <= le): at[m] = -1 if le < 0 else buf.find(m, le + 1)
+
+class RecList(list):
+    "Records already parsed, asked as a `BufRecs` is: `having` gives them all (the marks are for a buffer's sake)"
+    def first(self): return self[0] if self else None
+    def having(self, *marks, rev:bool=False): return reversed(self) if rev else iter(self)
+
+
 # %% ../nbs/04_sess.ipynb #66797cee
 def _head_tail(path):
     "`(head, tail, stat, middle)`: the first and last 64 KB of `path`, and the records of the middle that say a title"
@@ -115,17 +149,22 @@ def title_of(recs, # records in file order
     return last('customTitle', 'custom-title') or last('aiTitle', 'ai-title')
 
 # %% ../nbs/04_sess.ipynb #1a375ec2
+_FORK_KEYS = (b'"forkedFrom"', b'"requestSessionId"')  # what `_fork_of` looks at
+
+def _key(k): return f'"{k}"'.encode()
+
 def _info(hrecs, trecs, st=None, middle=()) -> AttrDict:
-    "What a listing shows of a transcript whose head holds records `hrecs`, its tail `trecs`, its middle `middle`"
-    recs, marked = hrecs + trecs, hrecs + list(middle) + trecs
-    def last(k, types=None): return first(v for r in reversed(recs) if (v := opt_str(r.get(k)))
-                                          and (types is None or r.get('type') in types))
-    def earliest(k): return first(v for r in hrecs if (v := opt_str(r.get(k))))
+    """What a listing shows of a transcript whose head holds records `hrecs`, its tail `trecs` (each a `BufRecs` or a
+    `RecList`), its middle `middle`"""
+    def last(k): return first(v for rs in (trecs, hrecs) for r in rs.having(_key(k), rev=True) if (v := opt_str(r.get(k))))
+    def earliest(k): return first(v for r in hrecs.having(_key(k)) if (v := opt_str(r.get(k))))
+    marked = [*hrecs.having(*_MARKS), *middle, *trecs.having(*_MARKS)]
     return AttrDict(cwd=earliest('cwd'), branch=last('gitBranch'), started=earliest('timestamp'),
-                    ended=last('timestamp'), fork_of=_fork_of(hrecs, earliest('sessionId')),
+                    ended=last('timestamp'), fork_of=_fork_of(hrecs.having(*_FORK_KEYS), earliest('sessionId')),
                     mtime=st.st_mtime if st else None, size=st.st_size if st else None, title=title_of(marked),
                     tag=opt_str(first(r.get('tag') for r in reversed(marked) if r.get('type') == 'tag')),
-                    prompt=first(filter(None, map(prompt_text, hrecs))) or last('lastPrompt'))
+                    prompt=first(filter(None, map(prompt_text, hrecs.having(b'"user"')))) or last('lastPrompt'))
+
 
 # %% ../nbs/04_sess.ipynb #f9ef653e
 def _subagents_home(path):
@@ -154,9 +193,9 @@ class Sess:
         "What a listing shows: `cwd`, `branch`, `started`, `ended`, `fork_of`, `mtime`, `size`, `title`, `prompt`"
         if self.path is None:
             rs = list(self._recs)
-            return _info(rs[:200], rs[200:][-200:], middle=[r for r in rs[200:-200] if r.get('type') in _MARKED])
+            return _info(RecList(rs[:200]), RecList(rs[200:][-200:]), middle=[r for r in rs[200:-200] if r.get('type') in _MARKED])
         head, tail, st, middle = _head_tail(self.path)
-        return _info(list(_lines(head)), list(_lines(tail)), st, middle)
+        return _info(BufRecs(head), BufRecs(tail), st, middle)
 
     cwd = property(lambda self: self.info.cwd, doc="The directory the session ran in")
     branch = property(lambda self: self.info.branch, doc="The git branch it last ran on")
@@ -687,9 +726,9 @@ def sess_info(path, # a transcript
     s = Sess(path)
     try: head, tail, st, middle = _head_tail(s.path)
     except (OSError, TranscriptError) as e: return skip_warn(path, e)
-    hrecs = list(_lines(head))
-    if not hrecs or hrecs[0].get('isSidechain'): return None
-    s.info, s._mate = _info(hrecs, list(_lines(tail)), st, middle), _mate_in(head)
+    hrecs = BufRecs(head)
+    if (r := hrecs.first()) is None or r.get('isSidechain'): return None
+    s.info, s._mate = _info(hrecs, BufRecs(tail), st, middle), _mate_in(head)
     return s
 
 # %% ../nbs/04_sess.ipynb #cd07d619
