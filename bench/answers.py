@@ -25,6 +25,7 @@ def answers(index=False) -> dict:
                info=[(s.sid, s.info) for s in sess_tree(agents=False)],
                phrase=find_sess(PHRASE, index=ix).rows(), word=find_sess('notes', index=ix).rows())
     for by in ('day', 'session', 'model', 'project'): out[f'usage-{by}'] = find_usage(by, utc=True, index=ix).rows()
+    out['usage-localday'] = find_usage('day', index=ix).rows()  # run it under TZ=Asia/Kathmandu too (+05:45)
     out['sess_usage'] = [sess_usage(s.path).rows() for s in sess_tree(agents=False)[:20]]
     return out
 

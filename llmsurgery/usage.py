@@ -33,6 +33,7 @@ from .view import *
 # %% ../nbs/10a_usage.ipynb #74bd6c61
 USAGE_TOKENS = dict(input='input_tokens', output='output_tokens', cache_write='cache_creation_input_tokens',
                     cache_read='cache_read_input_tokens')  # a usage row's token counts, and the fields they sum
+_TOKEN_KEYS = tuple(USAGE_TOKENS.items())
 
 def _count_of(u, k):
     "`u[k]` when it is a count of tokens (a whole number from 0 to 2**53), 0 when missing; else 0, with a warning"
@@ -45,7 +46,11 @@ def _count_of(u, k):
 def usage_tokens(usage:dict, # a message's `usage`
                 ) -> dict:
     "The token counts of `usage` by `USAGE_TOKENS` key: what every total reads (a value that is not a count is 0)"
-    return {f: _count_of(usage, k) for f, k in USAGE_TOKENS.items()}
+    out = {}
+    for f, k in _TOKEN_KEYS:  # a count as it should be at once; anything else by `_count_of`'s rule
+        out[f] = v if type(v := usage.get(k)) is int and 0 <= v < 1 << 53 else _count_of(usage, k)
+    return out
+
 
 # %% ../nbs/10a_usage.ipynb #17bafbf8
 # Anthropic's list prices in $ per million tokens (https://docs.anthropic.com/en/docs/about-claude/pricing, the same
@@ -215,19 +220,23 @@ def usage_rows(parts, # `(key, model, messages, usage, cost[, source])`: message
               ) -> Usage:
     "A `Usage` summing `parts` by key; `cost` None for a model without a price, which is then listed as unknown"
     rows = {}
-    for k, model, n, u, c, *src in parts:
-        o = rows.setdefault(k, AttrDict(model=k, messages=0, **dict.fromkeys(USAGE_TOKENS, 0), cost=0.0,
-                                        unknown=set(), cost_source=set()))
-        o.messages += n
-        for f, n in usage_tokens(u).items(): o[f] += n
-        o.cost_source.add(src[0] if src else LIST if c is not None else UNKNOWN)
-        if c is None: o.unknown.add(model)
-        elif o.cost is not None: o.cost += c
-    for o in rows.values():
+    for k, model, n, u, c, *src in parts:  # plain dicts while summing: a scan sums one part per API message
+        if (o := rows.get(k)) is None:
+            o = rows[k] = dict(model=k, messages=0, **dict.fromkeys(USAGE_TOKENS, 0), cost=0.0, unknown=set(),
+                               cost_source=set())
+        o['messages'] += n
+        for f, v in usage_tokens(u).items(): o[f] += v
+        o['cost_source'].add(src[0] if src else LIST if c is not None else UNKNOWN)
+        if c is None: o['unknown'].add(model)
+        else: o['cost'] += c
+    out = []
+    for o in map(AttrDict, rows.values()):
         o.cost = round(o.cost, 9)
         if o.unknown and o.unknown >= {o.model}: o.cost = None
         o.unknown, o.cost_source = sorted(o.unknown), ' + '.join(sorted(o.cost_source))
-    return Usage(sorted(rows.values(), key=lambda o: str(o.model)), title=title)
+        out.append(o)
+    return Usage(sorted(out, key=lambda o: str(o.model)), title=title)
+
 
 # %% ../nbs/10a_usage.ipynb #55be1b4e
 def usage_of(msgs, # `(record, model, usage)` triples, as `usage_msgs` gives them
@@ -287,22 +296,36 @@ _USAGE_NEEDLE = Needle.raw(b'"usage"', rb'"usage"\s*:\s*\{')
 
 def _usage_parts(project, since, until, progress):
     "`((timestamp, project, session, model, warmup), model, 1, usage, cost, source)` per API message, once"
-    seen = set()
+    seen, window = set(), since is not None or until is not None
     read = lambda p, a: list(scan_recs(p, [_USAGE_NEEDLE], index=False))
     for t, aid, pairs in scan_transcripts(read, project, since, progress, warmups=True):
+        proj, sid, warm = t.project, t.sid, aid in t.warmups  # once a transcript, not once a message
         for r, model, u in usage_msgs(pairs, seen):
-            if in_window(r.get('timestamp'), since, until):
-                yield (r.get('timestamp'), t.project, msg_sess(r, t.sid), model, aid in t.warmups), model, 1, u, \
-                      *rec_cost(r, model, u)
+            ts = r.get('timestamp')
+            if not window or in_window(ts, since, until):
+                yield (ts, proj, msg_sess(r, sid), model, warm), model, 1, u, *rec_cost(r, model, u)
+
 
 # %% ../nbs/10a_usage.ipynb #ed28668e
+_ISO_Z = re.compile(r'\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?Z')  # as Claude Code writes a timestamp
+
+def _day_of(utc):
+    "`local_day(ts, utc)`, worked out once a minute: every time of a minute falls on one day (zones move by minutes)"
+    days = {}
+    def day(ts, proj, sess, m, warm):
+        if not (isinstance(ts, str) and _ISO_Z.fullmatch(ts)): return local_day(ts, utc)
+        if (d := days.get(k := ts[:16])) is None: d = days[k] = local_day(ts, utc)
+        return d
+    return day
+
 def usage_key(by:str='day', # 'day', 'project', 'session' or 'model'
               utc:bool=False, # days in UTC rather than the local time zone
              ):
     "What `find_usage` sums by: a function of a message's `(timestamp, project, session, model, warmup)`"
-    return dict(day=lambda ts, proj, sess, m, warm: local_day(ts, utc), project=lambda ts, proj, sess, m, warm: proj,
-                session=lambda ts, proj, sess, m, warm: sess,
+    if by == 'day': return _day_of(utc)
+    return dict(project=lambda ts, proj, sess, m, warm: proj, session=lambda ts, proj, sess, m, warm: sess,
                 model=lambda ts, proj, sess, m, warm: m + WARMUP if warm else m)[by]
+
 
 # %% ../nbs/10a_usage.ipynb #03d2c33c
 def find_usage(by:str='day', # 'day', 'project', 'session' or 'model'
