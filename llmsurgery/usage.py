@@ -339,22 +339,23 @@ def find_usage(by:str='day', # 'day', 'project', 'session' or 'model'
     "Tokens and cost over all sessions by `by`, each API message counted once, for the session that made it"
     key = usage_key(by, utc)
     parts = index.usage_parts(project, since, until, progress) if index is not None else None  # None: it cannot
-    if parts is None: parts = _usage_parts(project, since, until, progress)
+    if parts is None: parts, index = _usage_parts(project, since, until, progress), None
     res = usage_rows(((key(*o), *rest) for o, *rest in parts),
                      title=f'Usage by {by}' + (' (UTC)' if utc else ''))
     for o in res:
         o[by] = o.pop('model')
         if by == 'day' and o.day: o.start = parse_when(o.day).astimezone(timezone.utc if utc else None).isoformat()
     res.cols = [by] + res.cols[1:]
-    if by == 'session': _label_sessions(res)
+    if by == 'session': _label_sessions(res, index)
     return res
 
-def _label_sessions(res):
-    "Name each session of usage rows `res` by its project and title, and put the costliest first"
+def _label_sessions(res, index=None):
+    "Name each session of usage rows `res` by its project and title (kept in `index`, if it answered), costliest first"
     sess = {s.sid: s for s in sess_tree(agents=False)}
     for o in res:
         s = sess.get(o.session)
-        o.update(project=s.project if s else None, title=s.label[:60] if s else None)
+        label = index.label(s.path) if s and index is not None else None  # as the index read it: not read again
+        o.update(project=s.project if s else None, title=(s.label if label is None else label)[:60] if s else None)
     res.sort(key=lambda o: (o.cost is None, -(o.cost or 0), o.session))
     res.cols = ['session', 'project', 'title'] + res.cols[1:]
 
