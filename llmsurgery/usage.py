@@ -294,12 +294,15 @@ def sess_usage(s=None, # a session, as `open_sess` takes it
 # %% ../nbs/10a_usage.ipynb #d9f494a2
 _USAGE_NEEDLE = Needle.raw(b'"usage"', rb'"usage"\s*:\s*\{')
 
-def _usage_parts(project, since, until, progress):
-    "`((timestamp, project, session, model, warmup), model, 1, usage, cost, source)` per API message, once"
+def _usage_parts(project, since, until, progress, marked=None):
+    """`((timestamp, project, session, model, warmup), model, 1, usage, cost, source)` per API message, once;
+    `marked`: a dict to fill with each session transcript's title records (see `label_of`)"""
     seen, window = set(), since is not None or until is not None
-    read = lambda p, a: list(scan_recs(p, [_USAGE_NEEDLE], index=False))
+    nds = [_USAGE_NEEDLE, *([] if marked is None else map(Needle.raw, TITLE_MARKS))]
+    read = lambda p, a: list(scan_recs(p, nds, index=False))
     for t, aid, pairs in scan_transcripts(read, project, since, progress, warmups=True):
         proj, sid, warm = t.project, t.sid, aid in t.warmups  # once a transcript, not once a message
+        if marked is not None and aid is None: marked[t.path] = [r for _, r in pairs if r.get('type') in TITLE_TYPES]
         for r, model, u in usage_msgs(pairs, seen):
             ts = r.get('timestamp')
             if not window or in_window(ts, since, until):
@@ -339,22 +342,25 @@ def find_usage(by:str='day', # 'day', 'project', 'session' or 'model'
     "Tokens and cost over all sessions by `by`, each API message counted once, for the session that made it"
     key = usage_key(by, utc)
     parts = index.usage_parts(project, since, until, progress) if index is not None else None  # None: it cannot
-    if parts is None: parts, index = _usage_parts(project, since, until, progress), None
+    marked = {} if by == 'session' else None  # a scan's title records: the labels without reading files again
+    if parts is None: parts, index = _usage_parts(project, since, until, progress, marked), None
     res = usage_rows(((key(*o), *rest) for o, *rest in parts),
                      title=f'Usage by {by}' + (' (UTC)' if utc else ''))
     for o in res:
         o[by] = o.pop('model')
         if by == 'day' and o.day: o.start = parse_when(o.day).astimezone(timezone.utc if utc else None).isoformat()
     res.cols = [by] + res.cols[1:]
-    if by == 'session': _label_sessions(res, index)
+    if by == 'session': _label_sessions(res, index, marked)
     return res
 
-def _label_sessions(res, index=None):
-    "Name each session of usage rows `res` by its project and title (kept in `index`, if it answered), costliest first"
+def _label_sessions(res, index=None, marked=None):
+    """Name each session of usage rows `res` by its project and title (kept in `index`, if it answered; from a scan's
+    title records `marked`), and put the costliest first"""
     sess = {s.sid: s for s in sess_tree(agents=False)}
     for o in res:
         s = sess.get(o.session)
         label = index.label(s.path) if s and index is not None else None  # as the index read it: not read again
+        if s and label is None and marked and s.path in marked: label = label_of(s.path, marked[s.path])
         o.update(project=s.project if s else None, title=(s.label if label is None else label)[:60] if s else None)
     res.sort(key=lambda o: (o.cost is None, -(o.cost or 0), o.session))
     res.cols = ['session', 'project', 'title'] + res.cols[1:]
