@@ -74,7 +74,8 @@ def _finds(buf, m, end):
 # %% ../nbs/04_sess.ipynb #5c0e1c0a
 _HEAD = 65536
 _MARKED = ('custom-title', 'ai-title', 'tag')  # the records that say a session's title or tag
-_MARKS = tuple(f'"{t}"'.encode() for t in _MARKED)
+_MARKS = (b'-title"', b'"tag"')  # bytes each line of those holds (`"custom-title"` and `"ai-title"` end in the first):
+# two searches of the bytes, not three; a line they find that is none of those records is left out by its type
 
 def _lines(buf):
     "Parse the complete JSON lines of a head or tail buffer; lines cut by the buffer edge are skipped"
@@ -194,7 +195,7 @@ def _read_info(path, # a transcript
 
 
 # %% ../nbs/04_sess.ipynb #b0f5ec0c
-TITLE_MARKS, TITLE_TYPES = _MARKS, _MARKED  # the bytes of the lines that say a title or tag, and their record types
+TITLE_MARKS, TITLE_TYPES = _MARKS, _MARKED  # bytes the lines that say a title or tag hold, and their record types
 
 def label_of(path, # a session's transcript
              marked:list, # the records of the lines of `path` that hold one of `TITLE_MARKS`, in file order
