@@ -332,17 +332,29 @@ def _loads(line, path, n):
                                stacklevel=3)
     return v
 
+_SHARED = ('type', 'sessionId', 'cwd', 'version', 'gitBranch', 'userType', 'entrypoint')  # the same on most records
+_SHARED_MSG = ('role', 'model', 'type')  # and of their messages
+
+def _share(d, memo):
+    "Record `d` with the strings most of its session's records repeat (`_SHARED`) made one object each, by `memo`"
+    for k in _SHARED:
+        if type(v := d.get(k)) is str: d[k] = memo.setdefault(v, v)
+    if type(m := d.get('message')) is dict:
+        for k in _SHARED_MSG:
+            if type(v := m.get(k)) is str: m[k] = memo.setdefault(v, v)
+    return d
+
 def load_recs(path, # a JSONL transcript
               skip_bad:bool=False, # skip malformed lines with a warning, instead of raising `TranscriptError`
               bad:list=None, # with `skip_bad`: add the numbers of the lines skipped to this list, rather than warn
              ) -> L:
     "Every record of the transcript at `path`, in file order, as `Rec`s"
-    path, recs = Path(path), []
+    path, recs, memo = Path(path), [], {}
     with open_transcript(path) as f, no_gc():
         for n, line in enumerate(f, 1):
             try: d = _loads(line, path, n)
             except ValueError as e: d = e
-            if type(d) is dict: recs.append(Rec(d))
+            if type(d) is dict: recs.append(Rec(_share(d, memo)))
             else: _not_record(path, n, line, d, skip_bad, bad)
     return L(recs)
 
@@ -357,6 +369,7 @@ def _not_record(path, n, line, d, skip_bad, bad):
     elif skip_bad:
         warnings.warn(f'{path}:{n}: skipped a line that is not a JSON record ({why})', TranscriptWarning, stacklevel=3)
     else: raise TranscriptError(path, n, f'not a JSON record ({why}); pass skip_bad=True to skip such lines')
+
 
 # %% ../nbs/01_core.ipynb #4b25a962
 LAZY_MB = 64  # a session above this many megabytes is read from its file as it is used (`FileRecs`)

@@ -34,6 +34,7 @@ from .codex import usage_pairs
 # %% ../nbs/10a_usage.ipynb #74bd6c61
 USAGE_TOKENS = dict(input='input_tokens', output='output_tokens', cache_write='cache_creation_input_tokens',
                     cache_read='cache_read_input_tokens')  # a usage row's token counts, and the fields they sum
+_TOKEN_KEYS = tuple(USAGE_TOKENS.items())
 
 def _count_of(u, k):
     "`u[k]` when it is a count of tokens (a whole number from 0 to 2**53), 0 when missing; else 0, with a warning"
@@ -46,7 +47,11 @@ def _count_of(u, k):
 def usage_tokens(usage:dict, # a message's `usage`
                 ) -> dict:
     "The token counts of `usage` by `USAGE_TOKENS` key: what every total reads (a value that is not a count is 0)"
-    return {f: _count_of(usage, k) for f, k in USAGE_TOKENS.items()}
+    out = {}
+    for f, k in _TOKEN_KEYS:  # a count as it should be at once; anything else by `_count_of`'s rule
+        out[f] = v if type(v := usage.get(k)) is int and 0 <= v < 1 << 53 else _count_of(usage, k)
+    return out
+
 
 # %% ../nbs/10a_usage.ipynb #17bafbf8
 # Anthropic's list prices in $ per million tokens (https://docs.anthropic.com/en/docs/about-claude/pricing, the same
@@ -217,19 +222,23 @@ def usage_rows(parts, # `(key, model, messages, usage, cost[, source])`: message
               ) -> Usage:
     "A `Usage` summing `parts` by key; `cost` None for a model without a price, which is then listed as unknown"
     rows = {}
-    for k, model, n, u, c, *src in parts:
-        o = rows.setdefault(k, AttrDict(model=k, messages=0, **dict.fromkeys(USAGE_TOKENS, 0), cost=0.0,
-                                        unknown=set(), cost_source=set()))
-        o.messages += n
-        for f, n in usage_tokens(u).items(): o[f] += n
-        o.cost_source.add(src[0] if src else LIST if c is not None else UNKNOWN)
-        if c is None: o.unknown.add(model)
-        elif o.cost is not None: o.cost += c
-    for o in rows.values():
+    for k, model, n, u, c, *src in parts:  # plain dicts while summing: a scan sums one part per API message
+        if (o := rows.get(k)) is None:
+            o = rows[k] = dict(model=k, messages=0, **dict.fromkeys(USAGE_TOKENS, 0), cost=0.0, unknown=set(),
+                               cost_source=set())
+        o['messages'] += n
+        for f, v in usage_tokens(u).items(): o[f] += v
+        o['cost_source'].add(src[0] if src else LIST if c is not None else UNKNOWN)
+        if c is None: o['unknown'].add(model)
+        else: o['cost'] += c
+    out = []
+    for o in map(AttrDict, rows.values()):
         o.cost = round(o.cost, 9)
         if o.unknown and o.unknown >= {o.model}: o.cost = None
         o.unknown, o.cost_source = sorted(o.unknown), ' + '.join(sorted(o.cost_source))
-    return Usage(sorted(rows.values(), key=lambda o: str(o.model)), title=title)
+        out.append(o)
+    return Usage(sorted(out, key=lambda o: str(o.model)), title=title)
+
 
 # %% ../nbs/10a_usage.ipynb #55be1b4e
 def usage_of(msgs, # `(record, model, usage)` triples, as `usage_msgs` gives them
@@ -287,26 +296,43 @@ def sess_usage(s=None, # a session, as `open_sess` takes it
 # %% ../nbs/10a_usage.ipynb #d9f494a2
 _USAGE_NEEDLE = Needle.raw(b'"usage"', rb'"usage"\s*:\s*\{')
 
-def _usage_parts(project, since, until, progress, source=None):
-    "`((timestamp, project, session, model, warmup), model, 1, usage, cost, source)` per API message, once"
-    seen = set()
+def _usage_parts(project, since, until, progress, marked=None, source=None):
+    """`((timestamp, project, session, model, warmup), model, 1, usage, cost, source)` per API message, once;
+    `marked`: a dict to fill with each session transcript's title records (see `label_of`)"""
+    seen, window = set(), since is not None or until is not None
+    nds = [_USAGE_NEEDLE, *([] if marked is None else map(Needle.raw, TITLE_MARKS))]
     def read(p, a):  # a Codex rollout: its usage lines (*Codex sessions*); a transcript: its lines that hold a usage
         if sess_of(p).source == 'codex': return usage_pairs(p)
-        return list(scan_recs(p, [_USAGE_NEEDLE], index=False))
+        return list(scan_recs(p, nds, index=False))
     for t, aid, pairs in scan_transcripts(read, project, since, progress, warmups=True, source=source):
+        proj, sid, warm = t.project, t.sid, aid in t.warmups  # once a transcript, not once a message
+        if marked is not None and aid is None: marked[t.path] = [r for _, r in pairs if r.get('type') in TITLE_TYPES]
         for r, model, u in usage_msgs(pairs, seen):
-            if in_window(r.get('timestamp'), since, until):
-                yield (r.get('timestamp'), t.project, msg_sess(r, t.sid), model, aid in t.warmups), model, 1, u, \
-                      *rec_cost(r, model, u)
+            ts = r.get('timestamp')
+            if not window or in_window(ts, since, until):
+                yield (ts, proj, msg_sess(r, sid), model, warm), model, 1, u, *rec_cost(r, model, u)
+
 
 # %% ../nbs/10a_usage.ipynb #ed28668e
+_ISO_Z = re.compile(r'\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?Z')  # as Claude Code writes a timestamp
+
+def _day_of(utc):
+    "`local_day(ts, utc)`, worked out once a minute: every time of a minute falls on one day (zones move by minutes)"
+    days = {}
+    def day(ts, proj, sess, m, warm):
+        if not (isinstance(ts, str) and _ISO_Z.fullmatch(ts)): return local_day(ts, utc)
+        if (d := days.get(k := ts[:16])) is None: d = days[k] = local_day(ts, utc)
+        return d
+    return day
+
 def usage_key(by:str='day', # 'day', 'project', 'session' or 'model'
               utc:bool=False, # days in UTC rather than the local time zone
              ):
     "What `find_usage` sums by: a function of a message's `(timestamp, project, session, model, warmup)`"
-    return dict(day=lambda ts, proj, sess, m, warm: local_day(ts, utc), project=lambda ts, proj, sess, m, warm: proj,
-                session=lambda ts, proj, sess, m, warm: sess,
+    if by == 'day': return _day_of(utc)
+    return dict(project=lambda ts, proj, sess, m, warm: proj, session=lambda ts, proj, sess, m, warm: sess,
                 model=lambda ts, proj, sess, m, warm: m + WARMUP if warm else m)[by]
+
 
 # %% ../nbs/10a_usage.ipynb #03d2c33c
 def find_usage(by:str='day', # 'day', 'project', 'session' or 'model'
@@ -320,23 +346,28 @@ def find_usage(by:str='day', # 'day', 'project', 'session' or 'model'
     "Tokens and cost over all sessions by `by`, each API message counted once, for the session that made it"
     key = usage_key(by, utc)
     parts = index.usage_parts(project, since, until, progress) if index is not None else None  # None: it cannot
-    if parts is None: parts = _usage_parts(project, since, until, progress)
-    else: parts = itertools.chain(parts, _usage_parts(project, since, until, None, 'codex'))  # the index: Claude's
+    marked = {} if by == 'session' else None  # a scan's title records: the labels without reading files again
+    if parts is None: parts, index = _usage_parts(project, since, until, progress, marked), None
+    else:  # the index holds Claude Code's sessions: Codex's are scanned beside it
+        parts = itertools.chain(parts, _usage_parts(project, since, until, None, source='codex'))
     res = usage_rows(((key(*o), *rest) for o, *rest in parts),
                      title=f'Usage by {by}' + (' (UTC)' if utc else ''))
     for o in res:
         o[by] = o.pop('model')
         if by == 'day' and o.day: o.start = parse_when(o.day).astimezone(timezone.utc if utc else None).isoformat()
     res.cols = [by] + res.cols[1:]
-    if by == 'session': _label_sessions(res)
+    if by == 'session': _label_sessions(res, index, marked)
     return res
 
-def _label_sessions(res):
-    "Name each session of usage rows `res` by its project and title, and put the costliest first"
+def _label_sessions(res, index=None, marked=None):
+    """Name each session of usage rows `res` by its project and title (kept in `index`, if it answered; from a scan's
+    title records `marked`), and put the costliest first"""
     sess = {s.sid: s for s in sess_tree(agents=False)}
     for o in res:
         s = sess.get(o.session)
-        o.update(project=s.project if s else None, title=s.label[:60] if s else None)
+        label = index.label(s.path) if s and index is not None else None  # as the index read it: not read again
+        if s and label is None and marked and s.path in marked: label = label_of(s.path, marked[s.path])
+        o.update(project=s.project if s else None, title=(s.label if label is None else label)[:60] if s else None)
     res.sort(key=lambda o: (o.cost is None, -(o.cost or 0), o.session))
     res.cols = ['session', 'project', 'title'] + res.cols[1:]
 
