@@ -462,7 +462,7 @@ def _slow(req):
     return [text_block('One, two, three...')]
 
 def _interactive(r):
-    "Typed prompts, an Edit allowed and a Bash call refused at the permission prompt, `/rename`, Esc during a turn, `/compact`, `/branch`, `/cd`, `/exit`"
+    "Typed prompts, an Edit allowed and a Bash call refused at the permission prompt, `/rename`, Esc during a turn, `/compact`, `/color`, `/branch`, `/cd`, `/exit`"
     notes, other = r.cwd/'notes.txt', r.cwd/'moved'
     notes.write_text('helo world\n')
     other.mkdir()
@@ -491,6 +491,8 @@ def _interactive(r):
         t.wait('Paris')
         t.submit('/compact')
         t.wait('Compacted', 60)
+        t.submit('/color blue')
+        t.wait('Session color set to: blue')
         t.submit('/branch')
         t.wait('Branched session')
         t.submit(f'/cd {other}')
