@@ -279,6 +279,8 @@ know('ignored: the state of comments and reactions on artifacts (claude.ai featu
      'artifact-comment-monitor artifact-comment-monitor.* artifact-autoreact-ledger artifact-autoreact-ledger.*')
 know('ignored: the session id again, as the SDK\'s stream spells it (`session_id`), on interactive sessions\' rows',
      'session_id', 'user assistant attachment')
+know("read: the directory a session was moved to with `/cd` (`rec.moved_to`: listings, `stats`, the index)",
+     'relocated relocated.relocatedCwd')
 know('ignored: the slash command a `local_command` row ran, and its arguments; the row\'s text says it too',
      'system.commandRun')
 know('ignored: auto mode\'s server-side check of a tool call (its request, results, rewrites)',

@@ -385,7 +385,7 @@ class SessStats(AttrDict):
 _LAST = ('gitBranch', 'version')  # the dashboard shows the last of each
 def _stats_pass(s):
     "What the dashboard reads of the records of `s`, in one pass: the last of `_LAST`, times, cwd, prompts, ..."
-    sid, o = s.sid, AttrDict(dict.fromkeys(_LAST), fork_of=None, cwd=None, first=None, last=None, prompts=0,
+    sid, o = s.sid, AttrDict(dict.fromkeys(_LAST), fork_of=None, cwd=None, moved=None, first=None, last=None, prompts=0,
                              compactions=0, cost=None, asst=[], titles=[])
     for i, r in enumerate(s.recs):
         t = r.get('type')
@@ -395,6 +395,7 @@ def _stats_pass(s):
             if o.first is None or ts < o.first: o.first = ts
             if o.last is None or ts > o.last: o.last = ts
         if o.cwd is None and isinstance(c := r.get('cwd'), str) and c: o.cwd = c
+        if m := moved_to(r): o.moved = m
         if r.get('subtype') == 'compact_boundary': o.compactions += 1
         if t in ('custom-title', 'ai-title'): o.titles.append(r)
         if t == 'cost-state': o.cost = r
@@ -414,7 +415,7 @@ def sess_stats(s=None, # a session, as `open_sess` takes it
     main = join_calls(_main(s), keep=_AGENT_TOOLS)  # the results of the others are not needed: not kept
     calls = main + L(c for a in s.agents for c in join_calls(enumerate(s.agent_recs(a)), a, keep=()))
     tools, msgs = _counts(calls), list(usage_msgs((i, r) for i, r in o.asst if s.agent or not r.get('isSidechain')))
-    st = SessStats(sid=s.sid, agent=s.agent, project=s.project, cwd=o.cwd, branch=o.gitBranch,
+    st = SessStats(sid=s.sid, agent=s.agent, project=s.project, cwd=o.moved or o.cwd, branch=o.gitBranch,
         version=o.version, first=fmt_ts(o.first), last=fmt_ts(o.last), title=title_of(o.titles),
         prompts=o.prompts, turns=len(msgs), copied=sum(msg_sess(r, s.sid) != s.sid for r, _, _ in msgs),
         tools=tools, errors=sum(tools.attrgot('failed')), subagents=len(_sess_agents(s, main)),

@@ -443,7 +443,7 @@ def tui(self:Recording, *args:str, # more arguments for the CLI, e.g. `--resume`
     env = claude_env(self.cfg, self.api.url) | {'TERM':'xterm-256color'}
     cmd = [self.bin or claude_bin(), '--model', 'claude-sonnet-4-6', '--permission-mode', mode,
            '--tools', self.tools, '--system-prompt', SYSTEM_PROMPT, *args]
-    n, before = len(self.api.reqs), set(_transcripts(self.cfg))
+    n, before, self.interrupted = len(self.api.reqs), set(_transcripts(self.cfg)), []
     with Terminal(cmd, self.cwd, env, width, height, name=self.name) as t:
         t.wait(r'^❯\s*$', 60)
         yield t
@@ -453,7 +453,19 @@ def tui(self:Recording, *args:str, # more arguments for the CLI, e.g. `--resume`
     sid = re.search(r'claude --resume ([0-9a-f-]{36})', screen)
     self.runs.append({'interactive':t.sent, **({'args':list(args)} if args else {}),
                       'session_id':sid[1] if sid else None,
-                      'sessions':sorted(set(made) - before, key=made.get), 'requests':list(range(n, len(self.api.reqs)))})
+                      'sessions':sorted(set(made) - before, key=made.get), 'requests':list(range(n, len(self.api.reqs))),
+                      **({'interrupted':self.interrupted} if self.interrupted else {})})
+
+@patch
+def interrupt(self:Recording, t:Terminal, # the terminal the CLI runs in
+              timeout:float=30):
+    "Press Esc in `t` once the CLI asked for the last scripted turn; note that request: its reply never reaches the file"
+    end = time.monotonic() + timeout
+    while self.api.turns:
+        if time.monotonic() > end: raise ClaudeError(f'The CLI sent no request to interrupt:\n{t.screen()}')
+        time.sleep(0.1)
+    t.keys('Escape')
+    self.interrupted.append(len(self.api.reqs) - 1)
 
 # %% ../nbs/92_recorder.ipynb #ef3bb96c
 def _slow(req):
@@ -482,8 +494,7 @@ def _interactive(r):
         t.wait('Session renamed to: typo-fix')
         r.api.turns += [_slow]
         t.submit('Count to a thousand')
-        time.sleep(1)
-        t.keys('Escape')                                    # interrupts the request; the prompt comes back
+        r.interrupt(t)                                      # Esc before the reply: the prompt comes back
         t.wait(r'^❯\sCount to a thousand')
         t.keys('C-u')
         r.api.turns += [[text_block('Paris.')], _any_summary, [text_block('Berlin.')]]

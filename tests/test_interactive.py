@@ -70,3 +70,29 @@ def test_an_interactive_session_resumes_as_predicted(name, path, cli):
     assert r.as_predicted, (r, r.conv, r.expected)
     pv = resume_preview(path, cli=cli_version(bin))
     assert sent_msgs(pv.msgs) == sent_msgs(r.conv)  # `resume-preview` says the same
+
+# ---------------------------------------------------------------- /cd: a session is in its last relocatedCwd
+
+@pytest.mark.parametrize('name', NAMES)
+def test_a_relocated_session_is_where_cd_moved_it(name, tmp_path, monkeypatch):
+    import contextlib, io, shutil
+    from llmsurgery import cli
+    from llmsurgery.sess import Sess, cur_sess, sess_file
+    from llmsurgery.forensics import sess_stats
+    from llmsurgery.archive_index import ArchiveIndex
+    meta = fixture_meta(name)
+    orig, branch = meta.sessions
+    cfg = tmp_path/'cfg'
+    shutil.copytree(fixture(name), cfg)
+    monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(cfg))
+    moved = meta.cwd + '/moved'
+    bp, = cfg.glob(f'projects/*/{branch}.jsonl')
+    assert Sess(bp).cwd == moved and sess_stats(str(bp)).cwd == moved and Sess(bp).recs[0]['cwd'] == meta.cwd
+    # found from its new folder, as the CLI's --continue there finds it (the file is in that folder's project)
+    assert cur_sess(moved) == branch and sess_file('.', moved) == bp and cur_sess(meta.cwd) == orig
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out): assert cli.main(['ls', '--json']) == 0
+    assert {o['sid']: o['cwd'] for o in json.loads(out.getvalue())} == {orig: meta.cwd, branch: moved}
+    ix = ArchiveIndex(cfg, tmp_path/'ix.sqlite')
+    ix.update()
+    assert dict(ix.con.execute('SELECT sid, cwd FROM sessions').fetchall()) == {orig: meta.cwd, branch: moved}
