@@ -20,7 +20,7 @@ __all__ = ['SESS_ARG', 'PAT_ARG', 'AGENTS_ARG', 'ROLES', 'FILTER_ARGS', 'NO_INDE
            'cmd_grep', 'cmd_prompts', 'cmd_replies', 'cmd_result', 'cmd_agents', 'cmd_stats', 'cmd_tools', 'cmd_errors',
            'cmd_files', 'cmd_commands', 'cmd_usage', 'cmd_index', 'cmd_export', 'cmd_resume_check',
            'cmd_resume_preview', 'cmd_drift', 'cmd_sess2nb', 'cmd_nb2sess', 'cmd_skill', 'cmd_redact', 'cmd_html',
-           'cmd_rename', 'cmd_tag', 'cmd_delete', 'cmd_restore', 'cmd_fork', 'cmd_move']
+           'cmd_rename', 'cmd_tag', 'cmd_archive', 'cmd_unarchive', 'cmd_delete', 'cmd_restore', 'cmd_fork', 'cmd_move']
 
 # %% ../nbs/19_cli.ipynb #caeac8bc
 import os, sys, re, io, json, argparse, time, shutil, warnings, traceback
@@ -186,7 +186,8 @@ def fmt_ls(infos, # `Sess`es, as `ls_sess` lists them
         cwd = next((i.cwd for i in ss if i.cwd), None)
         out.append(f"\n{cwd or proj}" + (f'  ({proj})' if cwd else ''))
         for i in sorted(ss, key=ran, reverse=True):
-            marks = (f'[fork of {i.fork_of[:8]}] ' if i.fork_of else '') + (f'[{i.tag}] ' if i.tag else '')
+            marks = (f'[fork of {i.fork_of[:8]}] ' if i.fork_of else '') + (f'[{i.tag}] ' if i.tag else '') \
+                    + ('[archived] ' if i.archived else '')
             label = ' '.join((marks + (i.label or '(no prompt)')).split())
             out.append(f"  {fmt_mtime(ran(i))}  {_human(i.size):>9}  {i.sid}  {label[:max(10, width-70)]}")
     return '\n'.join(out).strip()
@@ -600,6 +601,24 @@ def cmd_tag(a, # the parsed command line (`cli_parser`)
     tag = open_sess(sid).tag
     print(json.dumps({'sid': sid, 'tag': tag}) if a.json else f'{sid}: {tag or "(no tag)"}')
     return 0
+
+def _archive(a, archived):
+    from llmsurgery.manage import archive_sess
+    sid = archive_sess(a.session, archived)
+    print(json.dumps({'sid': sid, 'archived': archived}) if a.json else f"{sid}: {'archived' if archived else 'not archived'}")
+    return 0
+
+@cli_command('archive', opt('session', help="id, unique id prefix, title, .jsonl path, or '.' (current)"))
+def cmd_archive(a, # the parsed command line (`cli_parser`)
+               ):
+    "Mark a session archived, as the TypeScript SDK's archiveSession does (ls shows it [archived])"
+    return _archive(a, True)
+
+@cli_command('unarchive', opt('session', help="id, unique id prefix, title, .jsonl path, or '.' (current)"))
+def cmd_unarchive(a, # the parsed command line (`cli_parser`)
+                 ):
+    "Mark a session not archived, as the TypeScript SDK's unarchiveSession does"
+    return _archive(a, False)
 
 @cli_command('delete', opt('session', help='id, unique id prefix, title or .jsonl path'),
              opt('-y', '--yes', action='store_true', help='do not ask'),

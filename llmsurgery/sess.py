@@ -162,6 +162,10 @@ def archived_mark(path, # a session's transcript
     ok = isinstance(d.get('archived'), bool) and isinstance(d.get('at'), str) and _AT.fullmatch(d['at'])
     return d['archived'] if ok else None
 
+def _file_info(path, head, tail, st, middle) -> AttrDict:
+    "What a listing shows of the transcript at `path` (`_head_tail` read it), its sidecars' title and mark included"
+    return _info(list(_lines(head)), list(_lines(tail)), st, middle, sidecar_title(path), archived_mark(path))
+
 # %% ../nbs/04_sess.ipynb #f9ef653e
 def _subagents_home(path):
     "The session folder a subagent transcript sits below (`<sid>/subagents/...`, at any depth), or None (flat layout)"
@@ -190,9 +194,7 @@ class Sess:
         if self.path is None:
             rs = list(self._recs)
             return _info(rs[:200], rs[200:][-200:], middle=[r for r in rs[200:-200] if r.get('type') in _MARKED])
-        head, tail, st, middle = _head_tail(self.path)
-        hrecs, trecs = list(_lines(head)), list(_lines(tail))
-        return _info(hrecs, trecs, st, middle, sidecar_title(self.path), archived_mark(self.path))
+        return _file_info(self.path, *_head_tail(self.path))
 
     cwd = property(lambda self: self.info.cwd, doc="The directory the session ran in")
     branch = property(lambda self: self.info.branch, doc="The git branch it last ran on")
@@ -726,7 +728,7 @@ def sess_info(path, # a transcript
     except (OSError, TranscriptError) as e: return skip_warn(path, e)
     hrecs = list(_lines(head))
     if not hrecs or hrecs[0].get('isSidechain'): return None
-    s.info, s._mate = _info(hrecs, list(_lines(tail)), st, middle), _mate_in(head)
+    s.info, s._mate = _file_info(path, head, tail, st, middle), _mate_in(head)
     return s
 
 # %% ../nbs/04_sess.ipynb #cd07d619
