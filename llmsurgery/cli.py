@@ -331,13 +331,13 @@ def cmd_find(a, # the parsed command line (`cli_parser`)
                     agents=not a.no_agents, limit=a.limit or None, progress=progress(), index=_index(a))
     return _check_tool(res, a.tool, a, session=False)
 
-@cli_command('grep', PAT_ARG, SESS_ARG, *FILTER_ARGS)
+@cli_command('grep', PAT_ARG, SESS_ARG, *FILTER_ARGS, AGENTS_ARG)
 def cmd_grep(a, # the parsed command line (`cli_parser`)
             ):
-    "Records of one session matching a regex, with their index, role, time and a preview"
-    from llmsurgery.search import sess_search
-    return _check_tool(sess_search(a.pattern, a.session, role=a.role, tool=a.tool, since=a.since, until=a.until),
-                       a.tool, a)
+    "Records of one session and its subagents matching a regex, with their index, role, time and a preview"
+    from llmsurgery.search import sess_grep
+    return _check_tool(sess_grep(a.pattern, a.session, agents=not a.no_agents, role=a.role, tool=a.tool,
+                                 since=a.since, until=a.until), a.tool, a)
 
 @cli_command('prompts', SESS_ARG)
 def cmd_prompts(a, # the parsed command line (`cli_parser`)

@@ -115,7 +115,9 @@ def fmt_call(c:ToolCall, # a tool call joined with its result
             + (f" at {c.time}" if c.time else ''))
     inp = c.input if isinstance(c.input, str) else json.dumps(c.input, indent=1, ensure_ascii=False)
     out = '(no result in the transcript)' if c.result is None else c.result
-    return f"{head}{'  FAILED' if c.failed else ''}\n--- input ---\n{inp}\n--- output ---\n{out}"
+    n = len(c.get('copies') or ())
+    also = f"\nalso in {n} more session{'s' if n > 1 else ''} (copies): {', '.join(c.copies)}" if n else ''
+    return f"{head}{'  FAILED' if c.failed else ''}{also}\n--- input ---\n{inp}\n--- output ---\n{out}"
 
 # %% ../nbs/11_forensics.ipynb #75797b7d
 def join_calls(pairs, # `(index, record)` pairs of one transcript

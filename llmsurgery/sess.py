@@ -12,7 +12,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/sess.html.md"""
 # %% auto #0
 __all__ = ['MARK_CHUNK', 'SIDECARS', 'SEARCH_CHUNK', 'SEARCH_OVERLAP', 'MIN_AGENT_PREFIX', 'FILE_KINDS', 'SETTLED', 'SOURCES',
            'transcripts_in', 'marked_recs', 'title_of', 'sidecar_json', 'sidecar_title', 'archived_mark', 'Sess',
-           'agent_id', 'found_in', 'teammate_of', 'agent_meta', 'archive_dir', 'cur_sess', 'ls_projects',
+           'agent_id', 'found_in', 'teammate_of', 'agent_meta', 'archive_dir', 'newest_key', 'cur_sess', 'ls_projects',
            'agent_files_named', 'sess_file', 'open_sess', 'load_sess', 'agent_files', 'load_agents', 'agent_sess',
            'SessFile', 'agent_layout', 'SessFiles', 'sess_files', 'sess_info', 'Source', 'ClaudeCode', 'sources',
            'SessList', 'ls_sess', 'proj_dirs', 'sess_tree', 'written_since', 'transcripts', 'scan_transcripts']
@@ -458,6 +458,12 @@ def _find_id(sid, cwd=None):
     if p.is_file(): return p
     return first(p for p in projects_dir().glob(f'*/{sid}.jsonl') if p.is_file()) or _sample(sid)
 
+def newest_key(s, # a transcript, or its `Sess`
+              ) -> tuple:
+    "What orders sessions newest first, in `ls`, `.` and `cur_sess` alike: its last record's time, then its mtime"
+    s = s if isinstance(s, Sess) else Sess(s)
+    return s.last_active or 0, s.mtime or 0
+
 def cur_sess(cwd=None, # a project directory (default: the current directory, and then a running session wins)
             ) -> str:
     "Id of the current session: the running Claude Code's (`$CLAUDE_CODE_SESSION_ID`), else the newest of `cwd`'s"
@@ -465,7 +471,7 @@ def cur_sess(cwd=None, # a project directory (default: the current directory, an
     env = os.environ.get('CLAUDE_CODE_SESSION_ID')
     env = env if is_sid(env) else None
     if env and (p := _find_id(env, cwd)) and (cwd is None or p.parent == sess_dir(cwd)): return env
-    if fs := transcripts_in(sess_dir(cwd)): return max(fs, key=mtime_of).stem
+    if fs := transcripts_in(sess_dir(cwd)): return max(fs, key=newest_key).stem
     if env: return env
     raise NotFound(f"No Claude Code session for {resolve_cwd(cwd)}: {sess_dir(cwd)} holds no transcript")
 
@@ -480,10 +486,12 @@ def _by_id(sid, cwd):
     if p := _find_id(sid, cwd): return p
     raise NotFound(f"No transcript for session {sid} under {projects_dir()}")
 
+def _norm(s): return ' '.join((s or '').lower().split())
+
 def _title(path):
-    "The title of the session at `path`, in lower case ('' when it has none or cannot be read)"
-    try: return (Sess(path).title or '').lower()
-    except (OSError, TranscriptError) as e: skip_warn(path, e); return ''
+    "`(title, label, label as shown)` of the session at `path`, the first two lower case, spaces collapsed"
+    try: s = Sess(path); return _norm(s.title), _norm(s.label), ' '.join(s.label.split())
+    except (OSError, TranscriptError) as e: skip_warn(path, e); return '', '', ''
 
 def _check_transcript(p):
     "`p`, unless the records at its head show it is some other JSONL: none has a `type` (`TranscriptError`)"
@@ -518,7 +526,7 @@ def agent_files_named(name, # an agent id (as `agents` prints it, or its file's 
 def _id_list(ids, w=13): return ', '.join(i[:w] for i in ids[:5]) + (', ...' if len(ids) > 5 else '')
 
 def _by_name(name):
-    "The transcript of the session whose id starts with `name`, of the agent whose id does, or of a session titled so"
+    "The transcript of the session whose id starts with `name`, of the agent whose id does, or whose `ls` label it is"
     fs = L(f for d in ls_projects() for f in transcripts_in(d))
     ids = sorted({f.stem for f in fs if f.stem.startswith(name.lower())})
     ags = agent_files_named(name)
@@ -528,11 +536,13 @@ def _by_name(name):
                          f'{len(ags)} agent ids ({_id_list(list(ags), 40)})')
     if ids: raise InputError(f'{name!r} is the start of {len(ids)} session ids: {_id_list(ids)}')
     if ags: raise InputError(f'{name!r} is the start of {len(ags)} agent ids: {_id_list(list(ags), 40)}')
-    titles = {f: _title(f) for f in fs}
-    ms = fs.filter(lambda f: titles[f] == name.lower()) or fs.filter(lambda f: name.lower() in titles[f])
+    names, key = {f: _title(f) for f in fs}, _norm(name)  # a title, else the label `ls` shows: title or first prompt
+    ms = (fs.filter(lambda f: names[f][0] == key) or fs.filter(lambda f: names[f][1] == key)
+          or fs.filter(lambda f: key in names[f][1]))
     if len(ms) == 1: return ms[0]
-    if ms: raise InputError(f'{len(ms)} sessions are titled like {name!r}: ' + ', '.join(f.stem[:13] for f in ms[:5]))
-    raise NotFound(f'No session or agent with id, id prefix or title {name!r} under {projects_dir()}')
+    if ms: raise InputError(f'{len(ms)} sessions are titled or begin like {name!r}: '
+                            + '; '.join(f'{f.stem[:13]} {names[f][2][:40]!r}' for f in ms[:5]) + ('; ...' if len(ms) > 5 else ''))
+    raise NotFound(f'No session or agent with id, id prefix, title or first prompt {name!r} under {projects_dir()}')
 
 # %% ../nbs/04_sess.ipynb #afbd4b4e
 def sess_file(s=None, # a session: id, unique id prefix, title, agent id, transcript path, `.` or None: the current one
@@ -842,7 +852,7 @@ def ls_sess(cwd=None, # a project directory: only its sessions (default: every p
     "Every session, the one that ran last first (`Sess.last_active`): all projects, or only the project in `cwd`"
     infos = L(s for src in sources() for s in src.listing(cwd))
     tag = ['tag'] if any(s.tag for s in infos) else []  # a column only when some session has one
-    ss = infos.sorted(lambda s: s.last_active or 0, reverse=True)
+    ss = infos.sorted(newest_key, reverse=True)
     return SessList(ss, cols=['ran', 'size', 'sid', *tag, 'label'], title='Sessions')
 
 # %% ../nbs/04_sess.ipynb #5c0e1c26
