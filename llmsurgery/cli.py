@@ -335,9 +335,11 @@ def cmd_find(a, # the parsed command line (`cli_parser`)
 def cmd_grep(a, # the parsed command line (`cli_parser`)
             ):
     "Records of one session and its subagents matching a regex, with their index, role, time and a preview"
-    from llmsurgery.search import sess_grep
-    return _check_tool(sess_grep(a.pattern, a.session, agents=not a.no_agents, role=a.role, tool=a.tool,
-                                 since=a.since, until=a.until), a.tool, a)
+    from llmsurgery.search import sess_grep, SessHits
+    res = _check_tool(sess_grep(a.pattern, a.session, agents=not a.no_agents, role=a.role, tool=a.tool,
+                                since=a.since, until=a.until), a.tool, a)
+    if a.json: return emit(SessHits([h for m in res for hs in (m.hits, *m.agent_hits.values()) for h in hs]), True)
+    return res  # for --json a list of hits, as before; subagents' hits have their `agent`
 
 @cli_command('prompts', SESS_ARG)
 def cmd_prompts(a, # the parsed command line (`cli_parser`)
@@ -605,7 +607,8 @@ def cmd_tag(a, # the parsed command line (`cli_parser`)
 def _archive(a, archived):
     from llmsurgery.manage import archive_sess
     sid = archive_sess(a.session, archived)
-    print(json.dumps({'sid': sid, 'archived': archived}) if a.json else f"{sid}: {'archived' if archived else 'not archived'}")
+    word = 'archived' if archived else 'not archived'
+    print(json.dumps({'sid': sid, 'archived': archived}) if a.json else f'{sid}: {word}')
     return 0
 
 @cli_command('archive', opt('session', help="id, unique id prefix, title, .jsonl path, or '.' (current)"))

@@ -274,7 +274,9 @@ know('ignored: backups of edited files for `/rewind`; no answer reads them back'
 know('ignored: session metadata Claude Code appends as it goes and again at each save; no answer needs it',
      'attribution-snapshot attribution-snapshot.* bridge-session bridge-session.* data-flow-incomplete '
      'data-flow-incomplete.* history-suppression history-suppression.* ended-by-model ended-by-model.* '
-     'denial-counts denial-counts.* host-row host-row.*')  # bridge: {bridgeSessionId, lastSequenceNum}; denial: {consecutive, total}
+     'denial-counts denial-counts.* host-row host-row.*')
+# bridge-session: {bridgeSessionId, lastSequenceNum, ...}; denial-counts: {consecutive, total};
+# host-row: {ranByToolUseId, ...}
 know('ignored: the state of comments and reactions on artifacts (claude.ai features), not part of the conversation',
      'artifact-comment-monitor artifact-comment-monitor.* artifact-autoreact-ledger artifact-autoreact-ledger.*')
 know('ignored: the session id again, as the SDK\'s stream spells it (`session_id`), on interactive sessions\' rows',

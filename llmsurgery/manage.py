@@ -228,7 +228,7 @@ def archive_sess(s, # the session, as `sess_file` names it
                  archived:bool=True, # False unarchives it
                  cwd=None, # the project directory for `.` and for ids
                 ) -> str:
-    "Mark session `s` archived (or not) as the SDK's `archiveSession` does: writes `<sid>/archived.json`; returns its id"
+    "Mark session `s` archived (or not) as the SDK's `archiveSession` does: writes `<sid>/archived.json`; its id"
     sid = sess_file(s, cwd).stem
     paths = [p for d in ls_projects() if (p := d/f'{sid}.jsonl').is_file()]  # each copy, as the SDK does
     data = archived_json(archived)

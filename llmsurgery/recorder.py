@@ -163,9 +163,11 @@ def _save(name, r, f, tools, version, dest):
     shutil.copytree(r.cfg/'projects', out/'projects')
     if (r.cfg/'file-history').is_dir(): shutil.copytree(r.cfg/'file-history', out/'file-history')
     _write_jsonl(out/'requests.jsonl', map(summarize_request, r.api.reqs))
-    files = sorted(str(p.relative_to(out)) for d in ('projects', 'file-history') for p in (out/d).rglob('*') if p.is_file())
+    files = sorted(str(p.relative_to(out)) for d in ('projects', 'file-history') for p in (out/d).rglob('*')
+                   if p.is_file())
     meta = {'name':name, 'description':f.__doc__, 'cli_version':version, 'cwd':str(r.cwd),
-            'config_dir':str(r.cfg), 'tools':tools, 'sessions':list(dict.fromkeys(s for o in r.runs for s in o.get('sessions') or [o['session_id']])),
+            'config_dir':str(r.cfg), 'tools':tools,
+            'sessions':list(dict.fromkeys(s for o in r.runs for s in o.get('sessions') or [o['session_id']])),
             'runs':r.runs, 'files':files}
     (out/'fixture.json').write_text(json.dumps(meta, indent=2, ensure_ascii=False) + '\n')
     for d in (r.cwd, r.cfg): shutil.rmtree(d, ignore_errors=True)
@@ -365,13 +367,15 @@ class Terminal:
                  env:dict, # its whole environment
                  width:int=120, height:int=40, # the terminal's size
                  name:str='cli'): # the tmux session's name
-        self.sock, self.name = f'llmsurgery-{os.getpid()}-{id(self):x}', re.sub(r'[^\w-]', '-', name)  # tmux reads . and :
+        self.sock = f'llmsurgery-{os.getpid()}-{id(self):x}'
+        self.name = re.sub(r'[^\w-]', '-', name)  # tmux reads . and : in a target
         self.tmp = Path(tempfile.mkdtemp(prefix='llmsurgery-tui-'))
         script = self.tmp/'run.sh'
         envs = ' '.join(f'{k}={shlex.quote(v)}' for k,v in env.items())
         script.write_text(f'cd {shlex.quote(str(cwd))}\nenv -i {envs} {shlex.join(map(str, args))}\n'
                           'echo "[exited $?]"\nsleep 600\n')
-        self._tmux('new-session', '-d', '-s', self.name, '-x', str(width), '-y', str(height), f'sh {shlex.quote(str(script))}')
+        self._tmux('new-session', '-d', '-s', self.name, '-x', str(width), '-y', str(height),
+                   f'sh {shlex.quote(str(script))}')
         self.sent = []
 
     def _tmux(self, *args): return subprocess.run(['tmux', '-L', self.sock, *args], capture_output=True, text=True,
@@ -382,7 +386,7 @@ class Terminal:
 
     def wait(self, pat:str, # a regular expression the screen must match
              timeout:float=30) -> str:
-        "Wait until the screen matches `pat` and holds still (0.3 s); return it, or raise `ClaudeError` after `timeout` s"
+        "Wait until the screen matches `pat` and holds still (0.3 s); return it, or raise `ClaudeError` in `timeout` s"
         end, last = time.monotonic() + timeout, None
         while time.monotonic() < end:
             if re.search(pat, s := self.screen(), re.M) and s == last: return s
@@ -453,13 +457,14 @@ def tui(self:Recording, *args:str, # more arguments for the CLI, e.g. `--resume`
     sid = re.search(r'claude --resume ([0-9a-f-]{36})', screen)
     self.runs.append({'interactive':t.sent, **({'args':list(args)} if args else {}),
                       'session_id':sid[1] if sid else None,
-                      'sessions':sorted(set(made) - before, key=made.get), 'requests':list(range(n, len(self.api.reqs))),
+                      'sessions':sorted(set(made) - before, key=made.get),
+                      'requests':list(range(n, len(self.api.reqs))),
                       **({'interrupted':self.interrupted} if self.interrupted else {})})
 
 @patch
 def interrupt(self:Recording, t:Terminal, # the terminal the CLI runs in
               timeout:float=30):
-    "Press Esc in `t` once the CLI asked for the last scripted turn; note that request: its reply never reaches the file"
+    "Press Esc in `t` once the CLI asked for the last scripted turn; note that request: its reply never reaches a file"
     end = time.monotonic() + timeout
     while self.api.turns:
         if time.monotonic() > end: raise ClaudeError(f'The CLI sent no request to interrupt:\n{t.screen()}')
@@ -474,7 +479,7 @@ def _slow(req):
     return [text_block('One, two, three...')]
 
 def _interactive(r):
-    "Typed prompts, an Edit allowed and a Bash call refused at the permission prompt, `/rename`, Esc during a turn, `/compact`, `/color`, `/branch`, `/cd`, `/exit`"
+    "Typed prompts; an Edit allowed, a Bash call refused; `/rename`, Esc, `/compact`, `/color`, `/branch`, `/cd`"
     notes, other = r.cwd/'notes.txt', r.cwd/'moved'
     notes.write_text('helo world\n')
     other.mkdir()

@@ -236,8 +236,10 @@ def find_sess(pat, # a regex (`(?i)` for any case)
         if m is None:
             if limit and len(res) >= limit: break
             info = sess_info(s.path)
-            if (label := labels.label(s.path) if labels is not None else None) is None: label = info.label if info else ''
-            m = SessMatch(sid=s.sid, project=s.project, path=s.path, mtime=info and info.last_active or s.active, label=label,
+            if (label := labels.label(s.path) if labels is not None else None) is None:
+                label = info.label if info else ''
+            m = SessMatch(sid=s.sid, project=s.project, path=s.path, mtime=info and info.last_active or s.active,
+                          label=label,
                           hits=SessHits(path=s.path, pat=rx.pattern), agent_hits={})
             res.append(m)
         if aid is None: m.hits = hs
@@ -255,7 +257,7 @@ def sess_grep(pat, # a regex (`(?i)` for any case)
               until=None, # only records up to this time
               maxlen:int=160, # characters of preview around each match
              ) -> Matches:
-    "Records of one session and of its subagents matching regex `pat`, as `find_sess` gives them: one `SessMatch` or none"
+    "Records of one session and its subagents matching regex `pat`, as `find_sess` gives them: one `SessMatch` or none"
     s, rx = open_sess(sid, cwd), user_re(pat)
     def hits(p, aid=None):
         hs = None

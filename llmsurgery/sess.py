@@ -126,9 +126,11 @@ def _info(hrecs, trecs, st=None, middle=(), side_title=None, archived=None) -> A
     def last(k, types=None): return first(v for r in reversed(recs) if (v := opt_str(r.get(k)))
                                           and (types is None or r.get('type') in types))
     def earliest(k): return first(v for r in hrecs if (v := opt_str(r.get(k))))
-    return AttrDict(cwd=first(filter(None, map(moved_to, reversed(marked)))) or earliest('cwd'), branch=last('gitBranch'), started=earliest('timestamp'),
+    moved = first(filter(None, map(moved_to, reversed(marked))))  # `/cd`: the last `relocated` record's directory
+    return AttrDict(cwd=moved or earliest('cwd'), branch=last('gitBranch'), started=earliest('timestamp'),
                     ended=last('timestamp'), fork_of=_fork_of(hrecs, earliest('sessionId')),
-                    mtime=st.st_mtime if st else None, size=st.st_size if st else None, title=_cli_title(hrecs, trecs, marked, side_title),
+                    mtime=st.st_mtime if st else None, size=st.st_size if st else None,
+                    title=_cli_title(hrecs, trecs, marked, side_title),
                     archived=archived,
                     tag=opt_str(first(r.get('tag') for r in reversed(marked) if r.get('type') == 'tag')),
                     prompt=first(filter(None, map(prompt_text, hrecs))) or last('lastPrompt'))
@@ -212,7 +214,7 @@ class Sess:
     prompt = property(lambda self: self.info.prompt, doc="Its first prompt")
     label = property(lambda self: self.title or self.prompt or '', doc="Its title, else its first prompt")
     tag = property(lambda self: self.info.tag, doc="Its tag (the SDK's `tag_session`), or None")
-    archived = property(lambda self: self.info.archived, doc="Archived (the SDK's `archiveSession`): True, False or None")
+    archived = property(lambda self: self.info.archived, doc="Archived (`archiveSession`): True, False or None")
 
     def __repr__(self):
         if self.agent: return f'Sess(agent {self.agent} of {self.sid}, {len(self.recs)} records)'
@@ -540,8 +542,9 @@ def _by_name(name):
     ms = (fs.filter(lambda f: names[f][0] == key) or fs.filter(lambda f: names[f][1] == key)
           or fs.filter(lambda f: key in names[f][1]))
     if len(ms) == 1: return ms[0]
-    if ms: raise InputError(f'{len(ms)} sessions are titled or begin like {name!r}: '
-                            + '; '.join(f'{f.stem[:13]} {names[f][2][:40]!r}' for f in ms[:5]) + ('; ...' if len(ms) > 5 else ''))
+    if ms:
+        cands = '; '.join(f'{f.stem[:13]} {names[f][2][:40]!r}' for f in ms[:5]) + ('; ...' if len(ms) > 5 else '')
+        raise InputError(f'{len(ms)} sessions are titled or begin like {name!r}: {cands}')
     raise NotFound(f'No session or agent with id, id prefix, title or first prompt {name!r} under {projects_dir()}')
 
 # %% ../nbs/04_sess.ipynb #afbd4b4e
