@@ -413,7 +413,8 @@ def _input(screen): return (re.findall(PROMPT_LINE, screen, re.M) or [''])[-1].s
 
 @patch
 def submit(self:Terminal, text:str, # a prompt or a slash command
-           timeout:float=30):
+           timeout:float=30, # seconds to wait for the prompt, and for the CLI to take the text
+          ):
     "Type `text` at the prompt and press Enter once the prompt shows it; wait until the CLI took it"
     self.wait(r'^❯\s*$', timeout)
     self.sent.append(text)
@@ -441,7 +442,9 @@ def _transcripts(cfg) -> dict:
 def tui(self:Recording, *args:str, # more arguments for the CLI, e.g. `--resume`, SID
         mode:str='default', # the `--permission-mode`: `default` asks before a tool edits or runs anything
         trust:list=(), # more directories the CLI may be moved to (`/cd`), trusted like the cwd
-        width:int=120, height:int=40):
+        width:int=120, # the terminal's columns
+        height:int=40, # and its lines
+       ):
     "Run the CLI interactively in a `Terminal` for the `with` block, which drives it and ends it (`/exit`)"
     onboarded(self.cfg, self.cwd, *trust)
     env = claude_env(self.cfg, self.api.url) | {'TERM':'xterm-256color'}
@@ -463,7 +466,8 @@ def tui(self:Recording, *args:str, # more arguments for the CLI, e.g. `--resume`
 
 @patch
 def interrupt(self:Recording, t:Terminal, # the terminal the CLI runs in
-              timeout:float=30):
+              timeout:float=30, # seconds to wait for the CLI's request
+             ):
     "Press Esc in `t` once the CLI asked for the last scripted turn; note that request: its reply never reaches a file"
     end = time.monotonic() + timeout
     while self.api.turns:

@@ -17,7 +17,8 @@ def run(*argv):
 @pytest.fixture
 def cfg(tmp_path, monkeypatch):
     "A scratch config folder with the qa, compact, subagent and interactive recordings"
-    for n in ('qa', 'compact', 'subagent', 'interactive'): shutil.copytree(fixture(n), tmp_path/'cfg', dirs_exist_ok=True)
+    for n in ('qa', 'compact', 'subagent', 'interactive'):
+        shutil.copytree(fixture(n), tmp_path/'cfg', dirs_exist_ok=True)
     monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(tmp_path/'cfg'))
     return tmp_path/'cfg'
 
