@@ -12,10 +12,11 @@ Docs: https://llmsurgery.github.io/llmsurgery/sess.html.md"""
 # %% auto #0
 __all__ = ['MARK_CHUNK', 'SIDECARS', 'SEARCH_CHUNK', 'SEARCH_OVERLAP', 'MIN_AGENT_PREFIX', 'FILE_KINDS', 'SETTLED', 'SOURCES',
            'transcripts_in', 'marked_recs', 'title_of', 'sidecar_json', 'sidecar_title', 'archived_mark', 'Sess',
-           'agent_id', 'found_in', 'teammate_of', 'agent_meta', 'archive_dir', 'newest_key', 'cur_sess', 'ls_projects',
-           'agent_files_named', 'sess_file', 'open_sess', 'load_sess', 'agent_files', 'load_agents', 'agent_sess',
-           'SessFile', 'agent_layout', 'SessFiles', 'sess_files', 'sess_info', 'Source', 'ClaudeCode', 'sources',
-           'SessList', 'ls_sess', 'proj_dirs', 'sess_tree', 'written_since', 'transcripts', 'scan_transcripts']
+           'agent_id', 'found_in', 'teammate_of', 'agent_meta', 'archive_dir', 'newest_key', 'newest', 'cur_sess',
+           'ls_projects', 'agent_files_named', 'sess_file', 'open_sess', 'load_sess', 'agent_files', 'load_agents',
+           'agent_sess', 'SessFile', 'agent_layout', 'SessFiles', 'sess_files', 'sess_info', 'Source', 'ClaudeCode',
+           'sources', 'SessList', 'ls_sess', 'proj_dirs', 'sess_tree', 'written_since', 'transcripts',
+           'scan_transcripts']
 
 # %% ../nbs/04_sess.ipynb #5c0e1c04
 import os, re, glob, stat, time, functools, warnings, importlib.resources
@@ -466,6 +467,16 @@ def newest_key(s, # a transcript, or its `Sess`
     s = s if isinstance(s, Sess) else Sess(s)
     return s.last_active or 0, s.mtime or 0
 
+def newest(paths, # transcripts
+          ) -> Path:
+    "The newest of `paths` by `newest_key`, reading few: none of a file's records is later than the file's mtime"
+    best = key = None
+    for p in sorted(paths, key=mtime_of, reverse=True):
+        if key is not None and mtime_of(p) < key[0]: break  # this one and the rest ran before the best did
+        k = newest_key(p)
+        if key is None or k > key: best, key = p, k
+    return best
+
 def cur_sess(cwd=None, # a project directory (default: the current directory, and then a running session wins)
             ) -> str:
     "Id of the current session: the running Claude Code's (`$CLAUDE_CODE_SESSION_ID`), else the newest of `cwd`'s"
@@ -473,7 +484,7 @@ def cur_sess(cwd=None, # a project directory (default: the current directory, an
     env = os.environ.get('CLAUDE_CODE_SESSION_ID')
     env = env if is_sid(env) else None
     if env and (p := _find_id(env, cwd)) and (cwd is None or p.parent == sess_dir(cwd)): return env
-    if fs := transcripts_in(sess_dir(cwd)): return max(fs, key=newest_key).stem
+    if fs := transcripts_in(sess_dir(cwd)): return newest(fs).stem
     if env: return env
     raise NotFound(f"No Claude Code session for {resolve_cwd(cwd)}: {sess_dir(cwd)} holds no transcript")
 

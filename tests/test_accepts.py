@@ -6,7 +6,7 @@ import contextlib, io, json, os, re, shutil, time
 import pytest
 from llmsurgery.core import *
 from llmsurgery.fixtures import fixture, fixture_meta
-from llmsurgery.sess import Sess, ls_sess, sess_file, cur_sess, newest_key
+from llmsurgery.sess import Sess, ls_sess, sess_file, cur_sess, newest_key, newest
 from llmsurgery import cli
 
 def run(*argv):
@@ -40,18 +40,20 @@ def test_a_session_is_named_by_the_label_ls_shows(cfg):
     assert sess_file('typo-fix').stem == orig
 
 def test_newest_is_one_rule_for_ls_dot_and_cur_sess(cfg):
-    # a copied archive: the files' times are those of the copy, in the wrong order; the records' times are right
+    # a copied archive: the files' times are those of the copy (after every record), in the wrong order
     meta = fixture_meta('interactive')
     orig, branch = meta.sessions
     po, pb = sess_file(orig), sess_file(branch)
     proj = po.parent
     shutil.copy(pb, proj/pb.name)  # both in one project folder, the branch's records the newer
     now = time.time()
-    os.utime(proj/pb.name, (now - 3600, now - 3600)); os.utime(po, (now, now))
+    os.utime(proj/pb.name, (now - 10, now - 10)); os.utime(po, (now, now))
     assert Sess(proj/pb.name).last_active > Sess(po).last_active
     first = ls_sess(meta.cwd)[0]
     assert first.sid == branch == cur_sess(meta.cwd) == sess_file('.', meta.cwd).stem
-    assert max(ls_sess(meta.cwd), key=newest_key).sid == branch
+    assert max(ls_sess(meta.cwd), key=newest_key).sid == branch == newest([po, proj/pb.name]).stem
+    # a file last written before the best one's last record is not read at all (here: one that is not there)
+    assert newest([po, proj/pb.name, proj/'missing.jsonl']).stem == branch
 
 @pytest.mark.cli
 def test_the_cli_continue_takes_the_newest_file_time(tmp_path):
