@@ -506,13 +506,15 @@ def _interactive(r):
         r.interrupt(t)                                      # Esc before the reply: the prompt comes back
         t.wait(r'^❯\sCount to a thousand')
         t.keys('C-u')
-        r.api.turns += [[text_block('Paris.')], _any_summary, [text_block('Berlin.')]]
+        r.api.turns += [[text_block('Paris.')], _any_summary, [text_block('Madrid.')], [text_block('Berlin.')]]
         t.submit('What is the capital of France?')
         t.wait('Paris')
         t.submit('/compact')
         t.wait('Compacted', 60)
         t.submit('/color blue')
         t.wait('Session color set to: blue')
+        t.submit('And of Spain?')
+        t.wait('Madrid')
         t.submit('/branch')
         t.wait('Branched session')
         t.submit(f'/cd {other}')
