@@ -55,7 +55,7 @@ def index_path(cfg=None, # a Claude Code config folder (default: `claude_dir()`)
     return d/f'index-{hashlib.sha1(str(cfg).encode()).hexdigest()[:16]}.sqlite'
 
 # %% ../nbs/14_archive_index.ipynb #5c6cd4e0
-INDEX_VERSION = 4
+INDEX_VERSION = 5
 
 SCHEMA = '''
 CREATE TABLE meta(key TEXT PRIMARY KEY, value);
@@ -142,7 +142,7 @@ def sums_match(f, # a file opened for binary reading
     return True
 
 # %% ../nbs/14_archive_index.ipynb #65d7ab11
-_WANTED = re.compile(rb'"type"\s*:\s*"(?:user|assistant|system|custom-title|ai-title)"'), re.compile(rb'\\u')
+_WANTED = re.compile(rb'"type"\s*:\s*"(?:user|assistant|system|custom-title|ai-title|relocated)"'), re.compile(rb'\\u')
 
 def _holding(rx, buf):
     "Start offsets of the lines of `buf` (complete lines) in which `rx` matches"
@@ -405,7 +405,7 @@ def _line_rows(lines, # `wanted_lines` of a block of file `fid`, read from offse
             if b'\\ud' in line or b'\\uD' in line: r = Rec(_whole(r))  # text cut mid-emoji
             t, n, ts = r.get('type'), len(line), opt_str(r.get('timestamp'))
             if ts: first_ts, last_ts = min(first_ts or ts, ts), max(last_ts or ts, ts)
-            cwd, version = cwd or opt_str(r.get('cwd')), opt_str(r.get('version')) or version
+            cwd, version = moved_to(r) or cwd or opt_str(r.get('cwd')), opt_str(r.get('version')) or version
             branch = opt_str(r.get('gitBranch')) or branch
             if t == 'custom-title': ctitle = opt_str(r.get('customTitle')) or ctitle
             elif t == 'ai-title': atitle = opt_str(r.get('aiTitle')) or atitle

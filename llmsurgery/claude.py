@@ -85,6 +85,9 @@ def sse_body(msg:dict, # a Messages API reply
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = 'HTTP/1.1'
     def log_message(self, *args): pass
+    def handle(self):
+        try: super().handle()
+        except (BrokenPipeError, ConnectionResetError): pass  # the CLI gave up waiting (Esc during a turn)
 
     def _reply(self, body:bytes, ctype='application/json', code=200):
         self.send_response(code)

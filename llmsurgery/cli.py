@@ -18,8 +18,8 @@ Docs: https://llmsurgery.github.io/llmsurgery/cli.html.md"""
 __all__ = ['fmt_ls', 'cmd_ls', 'cmd_show', 'cmd_find', 'cmd_grep', 'cmd_prompts', 'cmd_replies', 'cmd_result', 'cmd_agents',
            'cmd_stats', 'cmd_tools', 'cmd_errors', 'cmd_files', 'cmd_commands', 'cmd_usage', 'cmd_index', 'cmd_export',
            'cmd_resume_check', 'cmd_resume_preview', 'cmd_handoff', 'cmd_drift', 'cmd_sess2nb', 'cmd_nb2sess',
-           'cmd_skill', 'cmd_mcp', 'cmd_redact', 'cmd_html', 'cmd_md', 'cmd_rename', 'cmd_tag', 'cmd_delete',
-           'cmd_restore', 'cmd_fork', 'cmd_move', 'cmd_backup']
+           'cmd_skill', 'cmd_mcp', 'cmd_redact', 'cmd_html', 'cmd_md', 'cmd_rename', 'cmd_tag', 'cmd_archive',
+           'cmd_unarchive', 'cmd_delete', 'cmd_restore', 'cmd_fork', 'cmd_move', 'cmd_backup']
 
 # %% ../nbs/19_cli.ipynb #a7c99ac9
 import os, sys, re, io, json, argparse, time, shutil
@@ -64,7 +64,8 @@ def fmt_ls(infos, # `Sess`es, as `ls_sess` lists them
         cwd = next((i.cwd for i in ss if i.cwd), None)
         out.append(f"\n{cwd or proj}" + (f'  ({proj})' if cwd else ''))
         for i in sorted(ss, key=ran, reverse=True):
-            marks = (f'[fork of {i.fork_of[:8]}] ' if i.fork_of else '') + (f'[{i.tag}] ' if i.tag else '')
+            marks = (f'[fork of {i.fork_of[:8]}] ' if i.fork_of else '') + (f'[{i.tag}] ' if i.tag else '') \
+                    + ('[archived] ' if i.archived else '')
             label = ' '.join((marks + (i.label or '(no prompt)')).split())
             agent = f'{i.source:<6}  ' if agents else ''
             out.append(f"  {fmt_mtime(ran(i))}  {_human(i.size):>9}  {agent}{i.sid}  {label[:max(10, width-70)]}")
@@ -194,13 +195,15 @@ def cmd_find(a, # the parsed command line (`cli_parser`)
                     agents=not a.no_agents, limit=a.limit or None, progress=progress(), index=_index(a))
     return _check_tool(res, a.tool, a, session=False)
 
-@cli_command('grep', PAT_ARG, SESS_ARG, *FILTER_ARGS)
+@cli_command('grep', PAT_ARG, SESS_ARG, *FILTER_ARGS, AGENTS_ARG)
 def cmd_grep(a, # the parsed command line (`cli_parser`)
             ):
-    "Records of one session matching a regex, with their index, role, time and a preview"
-    from llmsurgery.search import sess_search
-    return _check_tool(sess_search(a.pattern, a.session, role=a.role, tool=a.tool, since=a.since, until=a.until),
-                       a.tool, a)
+    "Records of one session and its subagents matching a regex, with their index, role, time and a preview"
+    from llmsurgery.search import sess_grep, SessHits
+    res = _check_tool(sess_grep(a.pattern, a.session, agents=not a.no_agents, role=a.role, tool=a.tool,
+                                since=a.since, until=a.until), a.tool, a)
+    if a.json: return emit(SessHits([h for m in res for hs in (m.hits, *m.agent_hits.values()) for h in hs]), True)
+    return res  # for --json a list of hits, as before; subagents' hits have their `agent`
 
 @cli_command('prompts', SESS_ARG)
 def cmd_prompts(a, # the parsed command line (`cli_parser`)
@@ -435,7 +438,7 @@ def cmd_mcp(a, # the parsed command line (`cli_parser`)
     if a.action == 'serve':
         if a.project or a.user or a.print: raise UsageError('--project, --user and --print go with `mcp install`')
         out = sys.stdout  # the protocol goes to the real stdout, not through `visible`: the SDK writes JSON-RPC there
-        sys.stdout = out.out if isinstance(out, _Visible) else out
+        sys.stdout = out.out if isinstance(out, Visible) else out
         try: serve_stdio(a.allow_writes)
         finally: sys.stdout = out
         return 0
@@ -535,6 +538,25 @@ def cmd_tag(a, # the parsed command line (`cli_parser`)
     tag = open_sess(sid).tag
     print(json.dumps({'sid': sid, 'tag': tag}) if a.json else f'{sid}: {tag or "(no tag)"}')
     return 0
+
+def _archive(a, archived):
+    from llmsurgery.manage import archive_sess
+    sid = archive_sess(a.session, archived)
+    word = 'archived' if archived else 'not archived'
+    print(json.dumps({'sid': sid, 'archived': archived}) if a.json else f'{sid}: {word}')
+    return 0
+
+@cli_command('archive', opt('session', help="id, unique id prefix, title, .jsonl path, or '.' (current)"))
+def cmd_archive(a, # the parsed command line (`cli_parser`)
+               ):
+    "Mark a session archived, as the TypeScript SDK's archiveSession does (ls shows it [archived])"
+    return _archive(a, True)
+
+@cli_command('unarchive', opt('session', help="id, unique id prefix, title, .jsonl path, or '.' (current)"))
+def cmd_unarchive(a, # the parsed command line (`cli_parser`)
+                 ):
+    "Mark a session not archived, as the TypeScript SDK's unarchiveSession does"
+    return _archive(a, False)
 
 @cli_command('delete', opt('session', help='id, unique id prefix, title or .jsonl path'),
              opt('-y', '--yes', action='store_true', help='do not ask'),

@@ -9,7 +9,8 @@ Docs: https://llmsurgery.github.io/llmsurgery/cli_base.html.md"""
 
 # %% auto #0
 __all__ = ['COMMANDS', 'SESS_ARG', 'PAT_ARG', 'AGENTS_ARG', 'ROLES', 'FILTER_ARGS', 'NO_INDEX', 'ALL_ARGS', 'opt', 'cli_command',
-           'when_arg', 'count_arg', 'prog', 'UsageError', 'cli_parser', 'err_msg', 'main', 'found', 'emit', 'progress']
+           'when_arg', 'count_arg', 'prog', 'UsageError', 'cli_parser', 'Visible', 'err_msg', 'main', 'found', 'emit',
+           'progress']
 
 # %% ../nbs/18a_cli_base.ipynb #bfcb9632
 import os, sys, re, io, json, argparse, shutil, warnings, traceback
@@ -94,7 +95,7 @@ def cli_parser() -> argparse.ArgumentParser:
 
 
 # %% ../nbs/18a_cli_base.ipynb #052654bc
-class _Visible(io.TextIOBase):
+class Visible(io.TextIOBase):
     "A text stream that writes to `out` through `esc` (`visible` or `json_visible`)"
     def __init__(self, out, esc): self.out, self.esc = out, esc
     def write(self, s): self.out.write(self.esc(s)); return len(s)
@@ -157,7 +158,7 @@ def main(argv=None, # the arguments (default: `sys.argv[1:]`)
     with warnings.catch_warnings():
         warnings.simplefilter('default')
         warnings.showwarning = _warn_json if args.json else _warn_line
-        sys.stdout = _Visible(out, json_visible if args.json or getattr(args, 'jsonl', False) else visible)
+        sys.stdout = Visible(out, json_visible if args.json or getattr(args, 'jsonl', False) else visible)
         try: return _run(args)
         finally:
             try: sys.stdout.flush()

@@ -116,7 +116,9 @@ def fmt_call(c:ToolCall, # a tool call joined with its result
             + (f" at {c.time}" if c.time else ''))
     inp = c.input if isinstance(c.input, str) else json.dumps(c.input, indent=1, ensure_ascii=False)
     out = '(no result in the transcript)' if c.result is None else c.result
-    return f"{head}{'  FAILED' if c.failed else ''}\n--- input ---\n{inp}\n--- output ---\n{out}"
+    n = len(c.get('copies') or ())
+    also = f"\nalso in {n} more session{'s' if n > 1 else ''} (copies): {', '.join(c.copies)}" if n else ''
+    return f"{head}{'  FAILED' if c.failed else ''}{also}\n--- input ---\n{inp}\n--- output ---\n{out}"
 
 # %% ../nbs/11_forensics.ipynb #75797b7d
 def join_calls(pairs, # `(index, record)` pairs of one transcript
@@ -404,7 +406,7 @@ def cost_text(self:SessStats) -> str:
 _LAST = ('gitBranch', 'version')  # the dashboard shows the last of each
 def _stats_pass(s):
     "What the dashboard reads of the records of `s`, in one pass: the last of `_LAST`, times, cwd, prompts, ..."
-    sid, o = s.sid, AttrDict(dict.fromkeys(_LAST), fork_of=None, cwd=None, first=None, last=None, prompts=0,
+    sid, o = s.sid, AttrDict(dict.fromkeys(_LAST), fork_of=None, cwd=None, moved=None, first=None, last=None, prompts=0,
                              compactions=0, cost=None, asst=[], titles=[])
     for i, r in enumerate(s.recs):
         t = r.get('type')
@@ -414,6 +416,7 @@ def _stats_pass(s):
             if o.first is None or ts < o.first: o.first = ts
             if o.last is None or ts > o.last: o.last = ts
         if o.cwd is None and isinstance(c := r.get('cwd'), str) and c: o.cwd = c
+        if m := moved_to(r): o.moved = m
         if r.get('subtype') == 'compact_boundary': o.compactions += 1
         if t in ('custom-title', 'ai-title'): o.titles.append(r)
         if t == 'cost-state': o.cost = r
@@ -435,7 +438,7 @@ def sess_stats(s=None, # a session, as `open_sess` takes it
     main = join_calls(_main(s), keep=_AGENT_TOOLS)  # the results of the others are not needed: not kept
     calls = main + L(c for a in s.agents for c in join_calls(enumerate(s.agent_recs(a)), a, keep=()))
     tools, msgs = _counts(calls), list(usage_msgs((i, r) for i, r in o.asst if s.agent or not r.get('isSidechain')))
-    st = SessStats(sid=s.sid, agent=s.agent, project=s.project, cwd=o.cwd, branch=o.gitBranch,
+    st = SessStats(sid=s.sid, agent=s.agent, project=s.project, cwd=o.moved or o.cwd, branch=o.gitBranch,
         version=o.version, first=fmt_ts(o.first), last=fmt_ts(o.last), title=title_of(o.titles),
         prompts=o.prompts, turns=len(msgs), copied=sum(msg_sess(r, s.sid) != s.sid for r, _, _ in msgs),
         tools=tools, errors=sum(tools.attrgot('failed')), subagents=len(_sess_agents(s, main)),

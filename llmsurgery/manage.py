@@ -21,8 +21,8 @@ Docs: https://llmsurgery.github.io/llmsurgery/manage.html.md"""
 
 # %% auto #0
 __all__ = ['LIVE_SECS', 'SETTLE_SECS', 'clean_tag', 'rename_sess', 'tag_sess', 'sess_paths', 'check_in_projects',
-           'running_sessions', 'live_why', 'delete_sess', 'ls_trash', 'restore_sess', 'msg_uuid', 'fork_at', 'path_sub',
-           'move_plan', 'Moved', 'move_proj']
+           'running_sessions', 'live_why', 'delete_sess', 'ls_trash', 'restore_sess', 'archived_json', 'archive_sess',
+           'msg_uuid', 'fork_at', 'path_sub', 'move_plan', 'Moved', 'move_proj']
 
 # %% ../nbs/17_manage.ipynb #e7e8a934
 import os, re, glob, time, json, stat, errno, fcntl, shutil, tempfile, collections, unicodedata, warnings
@@ -214,6 +214,29 @@ def restore_sess(what, # a deleted session's id or unique id start (every deleti
         raise
     for e in entries: shutil.rmtree(e)  # what is left is our own: the manifests and empty folders
     return L(dests)
+
+# %% ../nbs/17_manage.ipynb #9d0049b7
+def archived_json(archived:bool, # the mark
+                  at:datetime=None, # when (default: now)
+                 ) -> bytes:
+    "The bytes the TypeScript SDK's `archiveSession` (`archived=False`: `unarchiveSession`) writes to `archived.json`"
+    at = (at or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    stamp = at.isoformat(timespec='milliseconds').replace('+00:00', 'Z')
+    return json.dumps({'archived': bool(archived), 'at': stamp, 'by': 'sdk'}, separators=(',', ':')).encode()
+
+def archive_sess(s, # the session, as `sess_file` names it
+                 archived:bool=True, # False unarchives it
+                 cwd=None, # the project directory for `.` and for ids
+                ) -> str:
+    "Mark session `s` archived (or not) as the SDK's `archiveSession` does: writes `<sid>/archived.json`; its id"
+    sid = sess_file(s, cwd).stem
+    paths = [p for d in ls_projects() if (p := d/f'{sid}.jsonl').is_file()]  # each copy, as the SDK does
+    data = archived_json(archived)
+    for p in map(check_in_projects, paths):
+        folder = check_inside(p.parent/sid/'archived.json').parent
+        folder.mkdir(mode=0o700, exist_ok=True)
+        atomic_write(folder/'archived.json', data, replace=True)
+    return sid
 
 # %% ../nbs/17_manage.ipynb #130536fd
 def msg_uuid(s=None, # the session, as `open_sess` takes it

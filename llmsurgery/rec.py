@@ -12,9 +12,9 @@ Docs: https://llmsurgery.github.io/llmsurgery/rec.html.md"""
 
 # %% auto #0
 __all__ = ['CHAIN_TYPES', 'msg_of', 'msg_content', 'rec_blocks', 'tool_uses', 'tool_results', 'tool_use_ids', 'tool_result_ids',
-           'rec_role', 'prompt_text', 'is_chain', 'msg_id', 'msg_key', 'trunc', 'result_txt', 'block_txt', 'rec_txt',
-           'is_failure', 'rec_json', 'copy_rec', 'parse_ts', 'ts_iso', 'fmt_ts', 'fmt_mtime', 'ts_bound', 'in_window',
-           'parse_when', 'local_day', 'version_key']
+           'rec_role', 'prompt_text', 'moved_to', 'is_chain', 'msg_id', 'msg_key', 'trunc', 'result_txt', 'block_txt',
+           'rec_txt', 'is_failure', 'rec_json', 'copy_rec', 'parse_ts', 'ts_iso', 'fmt_ts', 'fmt_mtime', 'ts_bound',
+           'in_window', 'parse_when', 'local_day', 'version_key']
 
 # %% ../nbs/02_rec.ipynb #5a0e1c04
 import json, re
@@ -89,6 +89,13 @@ def prompt_text(r, # a record
                                           and isinstance(t := b.get('text'), str))
     if not isinstance(c, str) or _skip_prompt.match(c.lstrip()): return ''
     return c.strip()
+
+# %% ../nbs/02_rec.ipynb #ca2e9a48
+def moved_to(r, # a record
+            ) -> str | None:
+    "The directory record `r` moved its session to: a `relocated` record's `relocatedCwd` (`/cd`), else None"
+    d = r.get('relocatedCwd') if r.get('type') == 'relocated' else None
+    return d if isinstance(d, str) and d else None
 
 # %% ../nbs/02_rec.ipynb #5a0e1c18
 CHAIN_TYPES = {'user', 'assistant', 'attachment', 'system', 'progress'}

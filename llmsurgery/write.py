@@ -678,7 +678,7 @@ def _fork_files(files, agents, out, new, mx, think, replace):
     for sf in files:
         if sf.kind == 'agent_meta' and sf.agent in dests:
             copy_file(sf.path, dests[sf.agent].with_suffix('.meta.json'))
-        elif sf.kind in ('tool_result', 'sidecar', 'side'):
+        elif sf.kind in ('tool_result', 'sidecar', 'side') and sf.path != folder/'archived.json':  # a new one is not
             copy_file(sf.path, check_inside(out/sf.path.relative_to(folder)))
     _left_out(folder, files)
 

@@ -42,7 +42,7 @@ def run(*argv):
 QA = fixture_sess('qa').path
 # where each command finds the function it calls (the commands import most of the library when they run)
 COMMANDS = {'stats': ('forensics', 'sess_stats', ['stats', QA]),
-            'grep': ('search', 'sess_search', ['grep', 'Paris', QA]),
+            'grep': ('search', 'sess_grep', ['grep', 'Paris', QA]),
             'show': ('cli', 'sess_thread', ['show', QA]),
             'resume-preview': ('resume', 'resume_preview', ['resume-preview', QA])}
 BUGS = {'KeyError': lambda *a, **kw: {}['uuid'], 'IndexError': lambda *a, **kw: [][3],
