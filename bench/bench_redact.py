@@ -21,6 +21,13 @@ throughput.
 
 Targets: every planted secret gone, no near-miss changed, a check that passes only copies without secrets, and
 redaction under 3x `load_recs`. Ratios are printed, never asserted (tests/test_redact.py asserts the rest).
+
+5. Issue 31 (`leak_secrets`, `leak_near`, `measure_leaks`): 15 leaks made the way the world makes them (Django's
+   alphabet, the token Claude Code exports to its Bash tool as `env` prints it, docker's config.json with a PAT and
+   an ECR token, a subagent's report relaying a docker `auth`, keys a terminal wrapped at 80 columns, the AWS
+   console's CSVs, `urllib.parse.quote`d URLs inside URLs, `base64 -w76` and `xxd -p` of config files) with their
+   near-misses (a word in hex, a base64 image and config, public keys, ordinary queries), through 8 channels and a
+   subagent's report relayed into the main session; a leak counts as left when any decoding of a file holds it.
 """
 import argparse, base64, binascii, hashlib, hmac, json, os, random, re, shutil, string, tempfile, time, uuid
 from dataclasses import dataclass, field as dfield
@@ -709,10 +716,12 @@ def plant_report(secrets, near, root, rnd=None):
 def views(data: bytes) -> list:
     "`data` and what a reader decodes of it: newlines and escapes dropped (a terminal's wrap), URL-decoded, hex, base64"
     from urllib.parse import unquote_to_bytes
-    flat = re.sub(rb'\\r|\\n|\r|\n', b'', data)
+    plain = re.sub(rb'(^|\\n|\n) *\d{1,7}(?:\\t|\t|\xe2\x86\x92)', rb'\1', data)  # Read's line numbers
+    flat = re.sub(rb'\\r|\\n|\r|\n', b'', plain)
     out = [data, flat, unquote_to_bytes(flat), unquote_to_bytes(unquote_to_bytes(flat))]
-    for m in re.finditer(rb'(?:[0-9a-fA-F]{2}){8,}', flat):
-        out.append(bytes.fromhex(m.group().decode()))
+    for m in re.finditer(rb'[0-9a-fA-F]{16,}', flat):
+        h = m.group().decode()
+        out += [bytes.fromhex(h[i:i + (len(h) - i) // 2 * 2]) for i in (0, 1)]  # however it is aligned
     for m in re.finditer(rb'[A-Za-z0-9+/]{16,}={0,2}', flat):
         b = m.group()
         for skip in range(4):  # a run that starts mid-quad (`"auth":"...`), however it is aligned
@@ -765,6 +774,16 @@ if __name__ == '__main__':
         if o.check: print(f'{o.channel}: check found {o.check.foot()}')
     bad = [o.channel for o in outcomes if o.check_rc == 0 and o.leaked]
     print(f'copies that passed --check yet hold a planted secret: {bad or "none"}')
+    leaks, lnear = leak_secrets(), leak_near()
+    lo = [measure_leaks(c, leaks, lnear, root/'issue31') for c in LEAK_CHANNELS]
+    print(f'\nissue 31: {len(leaks)} leaks as the world makes them ({", ".join(s.kind for s in leaks)}), '
+          f'{len(lnear)} near-misses, {len(LEAK_CHANNELS)} channels; a leak counts as left if any decoding holds it')
+    print(summary(lo, leaks, lnear))
+    for o in lo:
+        if o.leaked: print(f'{o.channel}: left {sorted(o.leaked)}')
+        if o.changed: print(f'{o.channel}: near-misses changed {o.changed[:5]}')
+        if o.absent: print(f'{o.channel}: never planted {o.absent}')
+        if o.check: print(f'{o.channel}: check found {o.check.foot()}')
     if not a.no_resume:
         from llmsurgery.resume import resume_check
         for c in ('bash', 'read', 'json_result'):

@@ -21,7 +21,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/page.html.md"""
 __all__ = ['PAGE_CSS', 'CSP', 'page_agents', 'sess_page', 'write_page']
 
 # %% ../nbs/16_page.ipynb #4d20860a
-import os, json
+import os, json, tempfile
 from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
@@ -35,7 +35,7 @@ from .sess import *
 from .thread import *
 from .usage import *
 from .forensics import *
-from .redact import Redactor
+from .redact import Redactor, redact_sess, redact_recs
 from .files import write_own
 
 # %% ../nbs/16_page.ipynb #d0cc071f
@@ -86,30 +86,21 @@ def _most(parts, budget):
     return ''.join(out)
 
 # %% ../nbs/16_page.ipynb #cca69ad4
-def sess_page(s=None, # a session, as `open_sess` takes it
-              cwd=None, # the project directory for `.` and for ids
-              redact:bool=False, # replace the secrets of the session and its subagents with placeholders first
-              mx:int=5000, # cut each string at this many characters
-              budget:int=2_000_000, # stop adding messages once the conversation's HTML is this long
-             ) -> str:
-    "Session `s` as one self-contained HTML page: its stats and charts, then its conversation, subagents inside"
-    s = open_sess(s, cwd)
-    st, red = sess_stats(s), Redactor() if redact else None
-    recs = _redact(red, s.recs) if red is not None else s.recs
-    th = sess_thread(recs)
-    agents = page_agents(s, red, mx)
+def _page(s, mx, budget, report=None):
+    "The page of session `s` (`report`: what redaction found, when `s` is a redacted copy)"
+    st, th = sess_stats(s), sess_thread(s.recs)
+    agents = page_agents(s, None, mx)
     calls = {i for r in th for i in tool_use_ids(r)}
     inside = {a.tool_use_id: h for a, h in agents if a.tool_use_id in calls}
     others = [h for a, h in agents if a.tool_use_id not in calls]
     lines = [(k, v) for k, v in st.lines() if v not in (None, '')]
-    if red is not None: lines = [(k, red.text(str(v))) for k, v in lines]
-    title = (red.text(s.label) if red is not None else s.label) or s.sid
+    title = s.label or s.sid
     trs = ''.join(f'<tr><th>{html_esc(k)}</th><td>{html_cut(v, 400)}</td></tr>' for k, v in lines)
     banner = ''
-    if red is not None:
-        kinds = ', '.join(f'{k} {n}' for k, n in Counter(f['kind'] for f in red.findings).most_common())
+    if report is not None:
+        kinds = ', '.join(f'{k} {n}' for k, n in report.counts.items())
         banner = ('<div class="lls-banner"><b>Redacted.</b> The secrets of this session and its subagents were '
-                  f'replaced by placeholders before this page was made: {len(red.findings):,} found'
+                  f'replaced by placeholders before this page was made: {len(report):,} found'
                   + (f' ({html_esc(kinds)})' if kinds else '') + '.</div>')
     conv = html_recs(th, mx, budget, agents=inside)
     rest = ('<h2>Other subagents</h2>' + _most(others, budget)) if others else ''
@@ -117,12 +108,31 @@ def sess_page(s=None, # a session, as `open_sess` takes it
     body = (f'<h1>{html_cut(title, 300)}</h1>{banner}<table>{trs}</table>{stats_charts(st)}'
             f'<h2>Conversation, as <code>claude --resume</code> rebuilds it</h2>{conv}{rest}'
             f'<div class="lls-foot">Made by llmsurgery {html_esc(__version__)} on {html_esc(when)} from '
-            f'{html_esc(s.path.name if s.path else s.sid)}{" (redacted)" if red is not None else ""}.</div>')
+            f'{html_esc(s.path.name if s.path else s.sid)}{" (redacted)" if report is not None else ""}.</div>')
     return ('<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<title>{html_esc(trunc(title, 120, count=False))}</title><meta name="generator" content="llmsurgery">'
             f'<style>{VIEW_CSS}{PAGE_CSS}</style></head><body><div class="lls lls-page">{body}</div></body></html>\n')
+
+
+# %% ../nbs/16_page.ipynb #d484291e
+def sess_page(s=None, # a session, as `open_sess` takes it
+              cwd=None, # the project directory for `.` and for ids
+              redact:bool=False, # make the page from a redacted copy of the session, its subagents and side files
+              mx:int=5000, # cut each string at this many characters
+              budget:int=2_000_000, # stop adding messages once the conversation's HTML is this long
+             ) -> str:
+    "Session `s` as one self-contained HTML page: its stats and charts, then its conversation, subagents inside"
+    s = open_sess(s, cwd)
+    if not redact: return _page(s, mx, budget)
+    if s.path is None:  # records in memory: redacted in memory
+        res = redact_recs(s.recs)
+        return _page(Sess(recs=res.recs), mx, budget, res.report)
+    with tempfile.TemporaryDirectory(prefix='llmsurgery-page-') as d:  # the page knows the redacted copy alone
+        res = redact_sess(s, dest=d)
+        with config_dir(d): return _page(open_sess(res.path), mx, budget, res.report)
+
 
 # %% ../nbs/16_page.ipynb #5c13bb7e
 def write_page(s=None, # a session, as `open_sess` takes it

@@ -439,7 +439,7 @@ def _b64_key(m):
 # a value in a URL's query (`?token=…&api_key=…`): the assignment rule cannot see it, having read the URL as a value
 _QUERY = r'''[?&;](?P<n>[A-Za-z_][\w.-]{0,60})=(?P<u>[^&#\s"'<>\\]{4,2000})'''
 
-# %% ../nbs/13_redact.ipynb #41fad27b
+# %% ../nbs/13_redact.ipynb #c4d97637
 _AUTH_ANCHOR = (r'''(?i:auth)[`'"\\ ]{1,4}(?:(?i:field|value|string|entry)[`'"\\ ]{1,4})?(?:is|:|=)'''
                 r'''[ \t`'"\\]{0,3}[A-Za-z0-9+/]{8}''')  # a docker `auth` named in prose: "the `auth` field is `…`"
 _CSV_HEAD = re.compile(r'(?m)^(?:[^,\n]{1,40},)+[^,\n]{1,40}$')
@@ -572,14 +572,16 @@ _RAW_ANCHORS = _re2('|'.join(f'(?:{_loose(a)})' for a in _ANCHOR_LIST).encode())
 _TEXT_ANCHORS = _re2('|'.join(f'(?:{_loose(_in_text(a))})' for a in _ANCHOR_LIST).encode())  # on its text
 
 
-# %% ../nbs/13_redact.ipynb #af13047f
-WRAP_COLS = (80, 100, 120, 132)  # the widths at which a copy of a terminal's screen has its lines hard-wrapped
+# %% ../nbs/13_redact.ipynb #8c54899d
+WRAP_COLS = (80,)  # the width at which a copy of a terminal's screen has its lines hard-wrapped (wider: too many
+# complete lines are as wide, a webhook URL of 120 characters)
 _TOK = 'A-Za-z0-9_+/=-'
 _HEX_RUN = re.compile(r'(?<![0-9a-fA-F])[0-9a-fA-F]{24,}(?:\r?\n[0-9a-fA-F]{2,})*')
 _B64_RUN = re.compile(r'(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{16,}(?:\r?\n[A-Za-z0-9+/]{4,})*=?=?')
 _PCT_RUN = re.compile(r'''[^\s"'<>`]*%(?:25)?3[dD][^\s"'<>`]*''')
 _ENCODED = dict(  # a cheap first look (RE2, on bytes) for each: hex or base64 of text, a quoted `=`, a full line
     hex=rb'(?:[2-7][0-9a-fA-F]){12}', b64=rb'(?:[I-Za-f][A-Za-z0-9+/]{3}){16}', pct=rb'%(?:25)?3[dD]',
+    num=rb'(?:^|\n) *[0-9]{1,7}(?:\t|\xe2\x86\x92)[^\n]*\n *[0-9]{1,7}(?:\t|\xe2\x86\x92)',  # Read, `cat -n`
     wrap=b'|'.join(rb'(?:^|\n)[^\n]{%d}[%s]\n[%s]' % (w - 1, _TOK.encode(), _TOK.encode()) for w in WRAP_COLS))
 _HAS = {k: _re2(p) for k, p in _ENCODED.items()}
 
@@ -587,7 +589,7 @@ def _texty(bs):
     "Do bytes `bs` read as text (printable ASCII, tabs, newlines), not as an image or a hash?"
     return len(bs) >= 8 and all(c in (9, 10, 13) or 32 <= c < 127 for c in bs) and any(65 <= c <= 122 for c in bs)
 
-# %% ../nbs/13_redact.ipynb #1e19e291
+# %% ../nbs/13_redact.ipynb #4526e73c
 def _blocks(s, m):
     "The blocks of run `m` of `s` as a tool wraps them: lines of one length, then a last line no longer (`-w76`)"
     lines, p = [], m.start()
@@ -631,7 +633,7 @@ def _unpct(s, m):
     starts.append(m.end())
     return ''.join(text), starts, starts
 
-# %% ../nbs/13_redact.ipynb #8893f1a1
+# %% ../nbs/13_redact.ipynb #6e88a6aa
 def _unwrapped(s):
     "Views of `s` where a terminal hard-wrapped a line: each run of full lines joined to the line after it"
     out, lines, p, i = [], s.split('\n'), 0, 0
@@ -648,22 +650,35 @@ def _unwrapped(s):
         i = j + 1
     return out
 
+_NUMBERED = re.compile(r'(?m)^ *\d{1,7}(?:\t|→)')
+
+def _unnumbered(s):
+    "The view of `s` without the line numbers Read and `cat -n` print (`     1\\t…`), when it has them"
+    out, starts, p, n = [], [], 0, 0
+    for line in s.split('\n'):
+        m = _NUMBERED.match(line)
+        k = m.end() if m else 0
+        n += bool(m)
+        out.append(line[k:]); starts += range(p + k, p + len(line) + 1); p += len(line) + 1
+    return [('\n'.join(out), starts, starts)] if n >= 2 else []
+
 def _decoded_hits(s, b, depth):
     "Secrets found in the views of `s` (`b`: its bytes), as `_find` counts hits, placed where they sit in `s`"
     if depth > 1 or len(s) < 24: return []
     views = []
     for k, views_of in (('hex', lambda: (_unhex(s, k) for m in _HEX_RUN.finditer(s) for k in _blocks(s, m))),
                         ('b64', lambda: (_unb64(s, k) for m in _B64_RUN.finditer(s) for k in _blocks(s, m))),
-                        ('pct', lambda: (_unpct(s, m) for m in _PCT_RUN.finditer(s))), ('wrap', lambda: _unwrapped(s))):
+                        ('pct', lambda: (_unpct(s, m) for m in _PCT_RUN.finditer(s))), ('wrap', lambda: _unwrapped(s)),
+                        ('num', lambda: _unnumbered(s))):
         if _HAS[k].search(b): views += [v for v in views_of() if v is not None]
     out = []
     for text, starts, ends in views:
-        for a, z, k, v, also in _find(text, every=True, depth=depth + 1):
+        for n, (a, z, k, v, also) in enumerate(_find(text, every=True, depth=depth + 1)):  # most specific first
             A, Z = starts[a], ends[z]
-            out.append((A, Z, len(RULES), k, v, (*also, s[A:Z]) if s[A:Z] != v else also))
+            out.append((A, Z, len(RULES) + n, k, v, (*also, s[A:Z]) if s[A:Z] != v else also))
     return out
 
-# %% ../nbs/13_redact.ipynb #201a4fb2
+# %% ../nbs/13_redact.ipynb #69685b4b
 def _find(s:str, every:bool=False, depth:int=0) -> list:
     "`(start, end, kind, value, also)` of each secret a rule finds in `s`, overlaps resolved to the longest (or not)"
     b = s.encode('utf-8', 'surrogatepass')
@@ -675,12 +690,14 @@ def _find(s:str, every:bool=False, depth:int=0) -> list:
                 span = (0, len(b)) if r.multiline else \
                        (b.rfind(b'\n', 0, p) + 1, e if (e := b.find(b'\n', p)) >= 0 else len(b))
                 todo[(span, id(r))] = r
-    hits, ascii_ = _decoded_hits(s, b, depth), len(b) == len(s)  # what `s` holds encoded or wrapped
-    if not todo and not hits: return []
+    views = _decoded_hits(s, b, depth)  # what `s` holds encoded or wrapped
+    if not todo and not views: return []
+    hits, ascii_ = [], len(b) == len(s)
     for ((lo, hi), _), r in todo.items():
         off = lo if ascii_ else len(b[:lo].decode('utf-8', 'surrogatepass'))
         found = r.found(b[lo:hi].decode('utf-8', 'surrogatepass'))
         hits += [(off+i, off+j, RULES.index(r), r.kind, v, also) for i, j, v, also in found]
+    hits += [h for h in views if all(h[0] <= d[0] and d[1] <= h[1] for d in hits if d[0] < h[1] and h[0] < d[1])]
     return [(a, b, k, v, also) for a, b, _, k, v, also in sorted(hits, key=lambda h: h[2])] if every else \
         _no_overlap(hits)  # every: the most specific rule first, so it names the kind
 
@@ -1154,7 +1171,8 @@ _PLACEHOLDER = re.compile(r'\[REDACTED:[a-z0-9_]+:[0-9a-f]{8}\]')
 def _suspicious(tok):
     "Could `tok`, met near a word like password or token, be a secret no rule found?"
     tok = tok.strip('.:=!?*-_')
-    if len(tok) < 12 or _IDS.search(tok) or is_filler(tok) or _PATHISH.search(tok): return False
+    if len(tok) < 12 or _IDS.search(tok) or is_filler(tok) or _PATHISH.search(tok) or _PUBKEY.search(tok): return False
+    if re.search(r'(?i)://|%2F|[?&][\w.-]+=', tok): return False  # a URL, quoted or not: its values are the rules'
     if re.fullmatch(r'[^@\s]+@[\w-]+(?:\.[\w-]+)+', tok): return False  # an email address
     if all(p.isdigit() or p.isalpha() and p.islower() for p in re.split(r'[-_.:/@]', tok) if p):
         return False  # thinking-token-count-2026-05-13, a host or a path
@@ -1197,7 +1215,7 @@ def suspects(self:Redactor, s:str, # text, usually already redacted
 
 # %% ../nbs/13_redact.ipynb #b7cf6aab
 _ROLES = dict(transcript='session', agent='agent', agent_meta='side', tool_result='side', sidecar='side',
-              side='side', file_history='history')  # a session's files as redaction reads them (`sess_files`)
+              side='side', file_history='history', todo='todo')  # a session's files as redaction reads them (`sess_files`)
 
 def _files(s) -> list:
     "`(path, role)` of each file of session `s` a redacted copy carries: `session`, `agent`, `side`, `history`"
@@ -1304,14 +1322,16 @@ def redact_sess(s=None, # the session, as `open_sess` takes it (default: the cur
     proj = root/'projects'/s.path.parent.name
     binary = {p for p, _ in files if not _learn_file(red, p)}  # the first pass: what every file holds
     for p, role in files:
-        if role == 'history' and dest is None: continue  # never written outside projects/ of the live config
+        if role in ('history', 'todo') and dest is None: continue  # never written outside projects/ of the live config
         if role == 'session': out = proj/f'{new}.jsonl'
         elif role == 'history': out = root/'file-history'/new/p.name
+        elif role == 'todo': out = root/'todos'/p.name.replace(s.sid, new)
         elif p.is_relative_to(s.path.parent/s.sid): out = proj/new/p.relative_to(s.path.parent/s.sid)
         else: out = proj/p.name  # a flat (older CLI) subagent file
-        if role != 'history' and not _inside(out.parent if out.parent.exists() else proj, root/'projects'):
+        if role not in ('history', 'todo') and not _inside(out.parent if out.parent.exists() else proj, root/'projects'):
             raise InputError(f'{out} is outside {root/"projects"}: refusing to write there')
-        name = str(p.relative_to(s.path.parent)) if p.is_relative_to(s.path.parent) else f'file-history/{p.name}'
+        name = str(p.relative_to(s.path.parent)) if p.is_relative_to(s.path.parent) else \
+               f'{"todos" if role == "todo" else "file-history"}/{p.name}'
         with atomic_open(out, replace=True) as f:
             for b in _redacted(red, p, name, p not in binary): f.write(b.replace(s.sid.encode(), new.encode()))
     return Redacted(RedactReport(red.findings), sid=new, path=proj/f'{new}.jsonl')

@@ -204,7 +204,7 @@ def html_call(name, # the tool
             ' <span class="lls-note">(no result)</span>' if result is None else '')
     head = (f'<b>{html_cut(name if isinstance(name, str) else "?", _NAME)}</b> '
             f'<code>{html_cut(tool_summary(inp), 160)}</code>{note}')
-    js = inp if isinstance(inp, str) else json.dumps(inp, indent=1, ensure_ascii=False, default=str)
+    js = inp if isinstance(inp, str) else json_text(inp, indent=1)
     body = f'<div class="lls-lbl">input</div><pre>{html_cut(js, mx)}</pre>'
     if result is not None: body += '<div class="lls-lbl">result</div>' + _result_html(result, mx, room)
     if sub: body += f'<div class="lls-lbl">subagent</div>{sub}'
