@@ -439,16 +439,16 @@ def _b64_key(m):
 # a value in a URL's query (`?token=…&api_key=…`): the assignment rule cannot see it, having read the URL as a value
 _QUERY = r'''[?&;](?P<n>[A-Za-z_][\w.-]{0,60})=(?P<u>[^&#\s"'<>\\]{4,2000})'''
 
-# %% ../nbs/13_redact.ipynb #c4d97637
+# %% ../nbs/13_redact.ipynb #3f55a228
 _AUTH_ANCHOR = (r'''(?i:auth)[`'"\\ ]{1,4}(?:(?i:field|value|string|entry)[`'"\\ ]{1,4})?(?:is|:|=)'''
                 r'''[ \t`'"\\]{0,3}[A-Za-z0-9+/]{8}''')  # a docker `auth` named in prose: "the `auth` field is `…`"
+_CSV_COL = r'(?i:password|passwd|secret access key|secret key|secret|token|access token|api key|client secret)'
+_CSV_ANCHOR = rf'(?:,|\n|\\n|"){_CSV_COL},|,{_CSV_COL}(?:\r|\\r|\n|\\n|")'  # a header naming a secret's column
 _CSV_HEAD = re.compile(r'(?m)^(?:[^,\n]{1,40},)+[^,\n]{1,40}$')
 
 class CsvRule(SecretRule):
     "The cells of a CSV under a column whose name is a secret's (`Password`, `Secret access key`), row by row"
-    def __init__(self): super().__init__('csv_secret', _CSV_HEAD.pattern, r'(?i:password|secret|token)[^,\n\\]{0,30},'
-                                         r'|,(?i:password|secret|token)[^,\n\\]{0,30}(?:\r|\\r)?(?:\n|\\n)',
-                                         multiline=True)
+    def __init__(self): super().__init__('csv_secret', _CSV_HEAD.pattern, _CSV_ANCHOR, multiline=True)
     def found(self, s):
         for m in _CSV_HEAD.finditer(s):
             cols = [c.strip().strip('"').replace(' ', '_') for c in m.group().split(',')]
@@ -572,7 +572,7 @@ _RAW_ANCHORS = _re2('|'.join(f'(?:{_loose(a)})' for a in _ANCHOR_LIST).encode())
 _TEXT_ANCHORS = _re2('|'.join(f'(?:{_loose(_in_text(a))})' for a in _ANCHOR_LIST).encode())  # on its text
 
 
-# %% ../nbs/13_redact.ipynb #8c54899d
+# %% ../nbs/13_redact.ipynb #e2f6a0ca
 WRAP_COLS = (80,)  # the width at which a copy of a terminal's screen has its lines hard-wrapped (wider: too many
 # complete lines are as wide, a webhook URL of 120 characters)
 _TOK = 'A-Za-z0-9_+/=-'
@@ -584,12 +584,13 @@ _ENCODED = dict(  # a cheap first look (RE2, on bytes) for each: hex or base64 o
     num=rb'(?:^|\n) *[0-9]{1,7}(?:\t|\xe2\x86\x92)[^\n]*\n *[0-9]{1,7}(?:\t|\xe2\x86\x92)',  # Read, `cat -n`
     wrap=b'|'.join(rb'(?:^|\n)[^\n]{%d}[%s]\n[%s]' % (w - 1, _TOK.encode(), _TOK.encode()) for w in WRAP_COLS))
 _HAS = {k: _re2(p) for k, p in _ENCODED.items()}
+_ANY_ENCODED = _re2(b'|'.join(_ENCODED.values()))
 
 def _texty(bs):
     "Do bytes `bs` read as text (printable ASCII, tabs, newlines), not as an image or a hash?"
     return len(bs) >= 8 and all(c in (9, 10, 13) or 32 <= c < 127 for c in bs) and any(65 <= c <= 122 for c in bs)
 
-# %% ../nbs/13_redact.ipynb #4526e73c
+# %% ../nbs/13_redact.ipynb #cfefea69
 def _blocks(s, m):
     "The blocks of run `m` of `s` as a tool wraps them: lines of one length, then a last line no longer (`-w76`)"
     lines, p = [], m.start()
@@ -633,7 +634,7 @@ def _unpct(s, m):
     starts.append(m.end())
     return ''.join(text), starts, starts
 
-# %% ../nbs/13_redact.ipynb #6e88a6aa
+# %% ../nbs/13_redact.ipynb #dadf944b
 def _unwrapped(s):
     "Views of `s` where a terminal hard-wrapped a line: each run of full lines joined to the line after it"
     out, lines, p, i = [], s.split('\n'), 0, 0
@@ -651,6 +652,7 @@ def _unwrapped(s):
     return out
 
 _NUMBERED = re.compile(r'(?m)^ *\d{1,7}(?:\t|→)')
+_UNNUMBERED = re.compile(r'(?im)^[ \t]*(?:export[ \t]+|set[ \t]+)?[\w.-]*(?:pass|pwd|secret|token|key|auth)[\w.-]*=')
 
 def _unnumbered(s):
     "The view of `s` without the line numbers Read and `cat -n` print (`     1\\t…`), when it has them"
@@ -660,11 +662,15 @@ def _unnumbered(s):
         k = m.end() if m else 0
         n += bool(m)
         out.append(line[k:]); starts += range(p + k, p + len(line) + 1); p += len(line) + 1
-    return [('\n'.join(out), starts, starts)] if n >= 2 else []
+    if n < 2: return []
+    text = '\n'.join(out)  # looked at again only for what the numbers hid: a line's start, a block of lines
+    b = text.encode('utf-8', 'surrogatepass')
+    return [(text, starts, starts)] if _UNNUMBERED.search(text) or any(_HAS[k].search(b) for k in ('hex', 'b64', 'wrap')) \
+        else []
 
 def _decoded_hits(s, b, depth):
     "Secrets found in the views of `s` (`b`: its bytes), as `_find` counts hits, placed where they sit in `s`"
-    if depth > 1 or len(s) < 24: return []
+    if depth > 1 or len(s) < 24 or not _ANY_ENCODED.search(b): return []
     views = []
     for k, views_of in (('hex', lambda: (_unhex(s, k) for m in _HEX_RUN.finditer(s) for k in _blocks(s, m))),
                         ('b64', lambda: (_unb64(s, k) for m in _B64_RUN.finditer(s) for k in _blocks(s, m))),
@@ -678,7 +684,7 @@ def _decoded_hits(s, b, depth):
             out.append((A, Z, len(RULES) + n, k, v, (*also, s[A:Z]) if s[A:Z] != v else also))
     return out
 
-# %% ../nbs/13_redact.ipynb #69685b4b
+# %% ../nbs/13_redact.ipynb #0581dfe1
 def _find(s:str, every:bool=False, depth:int=0) -> list:
     "`(start, end, kind, value, also)` of each secret a rule finds in `s`, overlaps resolved to the longest (or not)"
     b = s.encode('utf-8', 'surrogatepass')
@@ -1048,8 +1054,10 @@ _RAW_PAIR = _re2(_loose(_PAIR_ANCHOR).encode())
 # text an encoding or a terminal's wrap hides (see *Encoded, wrapped, URL-quoted*): hex or base64 of text, a quoted
 # `=`, a line as wide as a terminal (between `\\n` escapes of the JSON line) that goes on in the next
 _RAW_WRAP = b'|'.join(rb'(?:\\n|")[^"\\]{%d}[%s]\\n[%s]' % (w - 1, _TOK.encode(), _TOK.encode()) for w in WRAP_COLS)
-_RAW_ALL = _re2(b'|'.join([_RAW_ANCHORS.pattern, _RAW_ODD.pattern, _RAW_FIELD.pattern, _RAW_PAIR.pattern,
-                           _ENCODED['hex'], _ENCODED['b64'], _ENCODED['pct'], _RAW_WRAP]))  # one pass over the bytes
+_RAW_ALL = _re2(b'|'.join([_RAW_ANCHORS.pattern, _RAW_ODD.pattern, _RAW_FIELD.pattern,
+                            _RAW_PAIR.pattern]))  # one pass over the bytes
+# each its own pass: in one union with the anchors, their counted repetitions make RE2's DFA ten times slower
+_RAW_HIDDEN = [_re2(p) for p in (_ENCODED['hex'], _ENCODED['b64'], _ENCODED['pct'], _RAW_WRAP)]
 
 @patch
 def _lines(self:Redactor, buf, suspects=True):
@@ -1057,7 +1065,8 @@ def _lines(self:Redactor, buf, suspects=True):
     if (c := self._scans.get(id(buf))) is None or c[0] is not buf:
         lines, starts = _split(buf)
         sus = _hit_lines(buf, _RAW_SUSPECT, starts) if self.paranoid else set()
-        c = self._scans[id(buf)] = (buf, lines, starts, _hit_lines(buf, _RAW_ALL, starts), sus)
+        hit = _hit_lines(buf, _RAW_ALL, starts).union(*(_hit_lines(buf, rx, starts) for rx in _RAW_HIDDEN))
+        c = self._scans[id(buf)] = (buf, lines, starts, hit, sus)
     _, lines, starts, hit, sus = c
     if suspects: hit = hit | sus
     if self.lit is not None: hit = hit | _hit_lines(buf, self._raw_lit, starts)
@@ -1305,6 +1314,11 @@ def _redacted(red, p, name, text=True):
 # %% ../nbs/13_redact.ipynb #493308b2
 def _new_sid(sid, key): return stable_uuid(canon(['redact', sid, hmac.new(key, sid.encode(), 'sha256').hexdigest()]))
 
+def _file_name(p, base):
+    "How findings name file `p` of a session in folder `base`: from there, or as `todos/…`, `file-history/…`"
+    if p.is_relative_to(base): return str(p.relative_to(base))
+    return f'todos/{p.name}' if p.parent.name == 'todos' else f'file-history/{p.name}'
+
 def _inside(p, root):
     "Is `p` inside `root`, symlinks resolved?"
     return Path(os.path.realpath(p)).is_relative_to(os.path.realpath(root))
@@ -1330,8 +1344,7 @@ def redact_sess(s=None, # the session, as `open_sess` takes it (default: the cur
         else: out = proj/p.name  # a flat (older CLI) subagent file
         if role not in ('history', 'todo') and not _inside(out.parent if out.parent.exists() else proj, root/'projects'):
             raise InputError(f'{out} is outside {root/"projects"}: refusing to write there')
-        name = str(p.relative_to(s.path.parent)) if p.is_relative_to(s.path.parent) else \
-               f'{"todos" if role == "todo" else "file-history"}/{p.name}'
+        name = _file_name(p, s.path.parent)
         with atomic_open(out, replace=True) as f:
             for b in _redacted(red, p, name, p not in binary): f.write(b.replace(s.sid.encode(), new.encode()))
     return Redacted(RedactReport(red.findings), sid=new, path=proj/f'{new}.jsonl')
@@ -1351,5 +1364,5 @@ def redact_check(s=None, # a session (as `open_sess` takes it), or the path of a
     red = Redactor(redact_key(key, create=False), paranoid=True)  # a check writes nothing, a key file neither
     binary = {f for f in files if not _learn_file(red, f)}
     for f in files:
-        for _ in _redacted(red, f, str(f.relative_to(base) if f.is_relative_to(base) else f), f not in binary): pass
+        for _ in _redacted(red, f, _file_name(f, base), f not in binary): pass
     return RedactReport(red.findings)
