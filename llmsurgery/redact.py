@@ -161,8 +161,9 @@ def _b64_userpass(v):
     u, sep, p = t.partition(':')
     return p if sep and u and len(p) >= 4 and t.isprintable() and ' ' not in u else None
 
-_PUBKEY = re.compile(r'^(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d+|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)'
-                     r'(?:$| AAAA)|^age1[02-9ac-hj-np-z]{58}$')  # an OpenSSH public key (`authorized_keys`), an age recipient
+# an OpenSSH public key (as `authorized_keys` holds it), an age recipient: public, no secret
+_PUBKEY = re.compile(r'^(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d+|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)'
+                     r'@openssh\.com)(?:$| AAAA)|^age1[02-9ac-hj-np-z]{58}$')
 
 def named_value(name:str, # the name a value is assigned to: a variable, setting, field or flag
                 v:str, # the value, its quotes removed
@@ -232,6 +233,7 @@ class ValueRule(SecretRule):
                 continue
             yield m.start(g), m.end(g), v, ((raw,) if raw != v else ())
 
+# %% ../nbs/13_redact.ipynb #dd954a0b
 _NAME = r'[A-Za-z_$@][A-Za-z0-9_.$@-]{0,80}'
 _ASSIGN = rf'''(?<![\w.$@-])(?P<n>{_NAME})(?:\\?["'`])?\]?[ \t]*(?::=|=>|=|:)(?!=)[ \t]*{_QV}'''
 # a .env line's bare value is the rest of its word: Django's keys hold `&`, `#`, `(`, `%`, `*`, `@`
@@ -461,7 +463,8 @@ class CsvRule(SecretRule):
                 at = p
                 for i, c in enumerate(cells):
                     v = c.strip().strip('"')
-                    if i in secret and named_value(cols[i], v, True): yield at + c.index(v), at + c.index(v) + len(v), v, ()
+                    if i in secret and named_value(cols[i], v, True):
+                        yield at + c.index(v), at + c.index(v) + len(v), v, ()
                     at += len(c) + 1
                 p += len(line) + 1
 
@@ -603,7 +606,7 @@ def _blocks(s, m):
         i = j + 1
 
 def _unhex(s, m):
-    "The view of hex block `m` (start, end) of `s`: `(text, starts, ends)`, where each decoded character starts and ends in `s`"
+    "The view of hex block `m` (start, end) of `s`: `(text, starts, ends)`, where each character starts and ends"
     at = [i for i in range(*m) if s[i] not in '\r\n']
     if len(at) % 2 or len(at) < 16: return None
     bs = bytes.fromhex(''.join(s[i] for i in at))
@@ -665,8 +668,8 @@ def _unnumbered(s):
     if n < 2: return []
     text = '\n'.join(out)  # looked at again only for what the numbers hid: a line's start, a block of lines
     b = text.encode('utf-8', 'surrogatepass')
-    return [(text, starts, starts)] if _UNNUMBERED.search(text) or any(_HAS[k].search(b) for k in ('hex', 'b64', 'wrap')) \
-        else []
+    hidden = _UNNUMBERED.search(text) or any(_HAS[k].search(b) for k in ('hex', 'b64', 'wrap'))
+    return [(text, starts, starts)] if hidden else []
 
 def _decoded_hits(s, b, depth):
     "Secrets found in the views of `s` (`b`: its bytes), as `_find` counts hits, placed where they sit in `s`"
@@ -1224,7 +1227,7 @@ def suspects(self:Redactor, s:str, # text, usually already redacted
 
 # %% ../nbs/13_redact.ipynb #b7cf6aab
 _ROLES = dict(transcript='session', agent='agent', agent_meta='side', tool_result='side', sidecar='side',
-              side='side', file_history='history', todo='todo')  # a session's files as redaction reads them (`sess_files`)
+              side='side', file_history='history', todo='todo')  # a session's files as redaction reads them
 
 def _files(s) -> list:
     "`(path, role)` of each file of session `s` a redacted copy carries: `session`, `agent`, `side`, `history`"
@@ -1342,7 +1345,8 @@ def redact_sess(s=None, # the session, as `open_sess` takes it (default: the cur
         elif role == 'todo': out = root/'todos'/p.name.replace(s.sid, new)
         elif p.is_relative_to(s.path.parent/s.sid): out = proj/new/p.relative_to(s.path.parent/s.sid)
         else: out = proj/p.name  # a flat (older CLI) subagent file
-        if role not in ('history', 'todo') and not _inside(out.parent if out.parent.exists() else proj, root/'projects'):
+        outside = role in ('history', 'todo')  # written only into `dest`, a config folder of its own
+        if not outside and not _inside(out.parent if out.parent.exists() else proj, root/'projects'):
             raise InputError(f'{out} is outside {root/"projects"}: refusing to write there')
         name = _file_name(p, s.path.parent)
         with atomic_open(out, replace=True) as f:
