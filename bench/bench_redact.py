@@ -682,7 +682,8 @@ def leak_near(rnd=None) -> list:
     out = [tool_out('xxd', '-p', data=b'Hello, world: the build passed.\n').strip().replace('\n', ''),
            '48656c6c6f20776f726c64', 'sha256 ' + rnd.randbytes(32).hex(),
            tool_out('base64', '-w76', data=png_like(rnd)).replace('\n', ''),
-           tool_out('base64', '-w76', data=b'# settings\nDEBUG=0\nLOG_LEVEL=info\nWORKERS=4\n').strip().replace('\n', ''),
+           tool_out('base64', '-w76', data=b'# settings\nDEBUG=0\nLOG_LEVEL=info\nWORKERS=4\n').strip()
+           .replace('\n', ''),
            'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI' + base64.b64encode(rnd.randbytes(31)).decode() + ' deploy@ci',
            'authorized_key: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI' + base64.b64encode(rnd.randbytes(31)).decode(),
            'SSH_AUTHORIZED_KEY=ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ' + base64.b64encode(rnd.randbytes(60)).decode(),

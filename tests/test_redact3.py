@@ -142,7 +142,8 @@ def test_a_redacted_page_holds_no_planted_secret(env, tmp_path):
     meta = json.loads(m.read_text())
     m.write_text(json.dumps({**meta, 'agentType': secrets[0].value}))  # a type a secret
     with config_dir(cfg): page, raw = sess_page(sid, redact=True), sess_page(sid)
-    seen = lambda html, s: any(f in html for n in s.needles() for f in (n, json.dumps(n)[1:-1], n.replace('&', '&amp;')))
+    seen = lambda html, s: any(f in html for n in s.needles()
+                               for f in (n, json.dumps(n)[1:-1], n.replace('&', '&amp;')))
     assert [s.kind for s in secrets if seen(raw, s)]  # the page without redaction shows some
     assert [s.kind for s in secrets if seen(page, s)] == []
     assert 'Redacted.' in page and sid not in page
