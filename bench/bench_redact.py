@@ -21,6 +21,13 @@ throughput.
 
 Targets: every planted secret gone, no near-miss changed, a check that passes only copies without secrets, and
 redaction under 3x `load_recs`. Ratios are printed, never asserted (tests/test_redact.py asserts the rest).
+
+5. Issue 31 (`leak_secrets`, `leak_near`, `measure_leaks`): 15 leaks made the way the world makes them (Django's
+   alphabet, the token Claude Code exports to its Bash tool as `env` prints it, docker's config.json with a PAT and
+   an ECR token, a subagent's report relaying a docker `auth`, keys a terminal wrapped at 80 columns, the AWS
+   console's CSVs, `urllib.parse.quote`d URLs inside URLs, `base64 -w76` and `xxd -p` of config files) with their
+   near-misses (a word in hex, a base64 image and config, public keys, ordinary queries), through 8 channels and a
+   subagent's report relayed into the main session; a leak counts as left when any decoding of a file holds it.
 """
 import argparse, base64, binascii, hashlib, hmac, json, os, random, re, shutil, string, tempfile, time, uuid
 from dataclasses import dataclass, field as dfield
@@ -586,6 +593,164 @@ def throughput(mb, reps, root):
         tr = best(lambda: redact_sess(bsid, root/'big-out'), reps)
     return big.stat().st_size, tl, tc, tr
 
+# ---------------------------------------------------------------------------------------------------------------------
+# Round 3 (issue 31): the secrets that still got through, made the way the world makes them
+
+DJANGO_CHARS = 'abcdefghijklmnopqrstuvwxyz0123456789!@#$%^&*(-_=+)'  # django.core.management.utils
+
+def django_key(rnd):
+    "A key as Django's `get_random_secret_key()` makes one (Django's own when it is installed)"
+    try:
+        from django.core.management.utils import get_random_secret_key
+        return get_random_secret_key()
+    except ImportError: return ''.join(rnd.choice(DJANGO_CHARS) for _ in range(50))
+
+def tool_out(*argv, data:bytes) -> str:
+    "What a command-line tool prints for `data` on its stdin: `base64 -w76`, `xxd -p`"
+    import subprocess
+    return subprocess.run(argv, input=data, capture_output=True, check=True).stdout.decode()
+
+def docker_config(auths:dict) -> str:
+    "`~/.docker/config.json` as `docker login` writes it: Go's `json.MarshalIndent(cfg, \"\", \"\\t\")`"
+    return json.dumps({'auths': {h: {'auth': a} for h, a in auths.items()}}, indent='\t')
+
+def term_wrap(line, cols=80) -> list:
+    "`line` as a terminal shows it (and a copy of the screen keeps it): hard-wrapped at `cols` columns"
+    return [line[i:i + cols] for i in range(0, len(line), cols)]
+
+def leak_secrets(rnd=None) -> list:
+    "One `Secret` for each way issue 31 found secrets getting through, made as the world makes them"
+    from urllib.parse import quote, urlencode
+    g = Gen(rnd or random.Random(31))
+    r, out = g.r, []
+    def add(kind, value, lines, field='token', parts=()):
+        out.append(Secret(kind, 'leak', value, lines if isinstance(lines, list) else [lines], field, list(parts)))
+    k = django_key(g.rnd)
+    while not set('&#(') & set(k[:12]): k = django_key(g.rnd)  # a char that cut the value, early in it
+    add('django_env_file', k, ['DEBUG=False', f'DJANGO_SECRET_KEY={k}', 'ALLOWED_HOSTS=app.acme.io'], 'SECRET_KEY')
+    k2 = 'django-insecure-' + django_key(g.rnd)
+    add('django_env_output', k2, [f'SECRET_KEY={k2}'], 'SECRET_KEY')
+    import secrets as S
+    rnd_hex = lambda n: g.rnd.randbytes(n).hex()  # `secrets.token_hex(n)`, reproducibly
+    t = rnd_hex(16)  # Claude Code exports CLAUDE_CODE_MESSAGING_TOKEN, 32 hex digits, to its Bash tool
+    add('claude_code_messaging_token', t, ['CLAUDECODE=1', 'CLAUDE_CODE_ENTRYPOINT=cli',
+                                           f'CLAUDE_CODE_MESSAGING_TOKEN={t}'], 'messagingToken')
+    t = rnd_hex(32)
+    add('hex_session_token', t, [f'CLAUDE_CODE_SESSION_ACCESS_TOKEN={t}'], 'sessionAccessToken')
+    pat = 'dckr_pat_' + r(B64URL, 27)
+    a = base64.b64encode(f'acme:{pat}'.encode()).decode()
+    add('docker_config_pat', a, docker_config({'https://index.docker.io/v1/': a}).splitlines(), 'auth', [pat])
+    ecr = base64.b64encode(json.dumps({'payload': g.b64(1500), 'datakey': g.b64(200), 'version': '2',
+                                       'type': 'DATA_KEY', 'expiration': 1764500000}).encode()).decode()
+    a = base64.b64encode(f'AWS:{ecr}'.encode()).decode()  # `aws ecr get-login-password | docker login`: ~3 KB
+    add('docker_config_ecr', a, docker_config({'123456789012.dkr.ecr.eu-west-1.amazonaws.com': a}).splitlines(),
+        'auth', [ecr[100:140]])
+    pw = g.password(14)
+    a = base64.b64encode(f'deploy:{pw}'.encode()).decode()
+    add('docker_auth_relayed', a, [f'Found registry credentials in `~/.docker/config.json`: for `registry.acme.io` '
+                                   f'the `auth` field is `{a}`, the base64 of `deploy:{pw}`.'], 'auth', [pw])
+    key = 'sk-proj-' + r(B64URL, 74) + 'T3BlbkFJ' + r(B64URL, 74)
+    add('wrapped_openai_key', key, term_wrap(f'$ export OPENAI_API_KEY={key}'), 'api_key')
+    gh = g.crc_token('ghp_')
+    line = 'deploy@build-7:~/app$ git remote set-url origin https://x-access-token:' + gh + '@github.com/acme/app'
+    add('wrapped_github_token', gh, term_wrap(line), 'token')
+    kid, sk = 'AKIA' + r(BASE32, 16), r(B64, 40)
+    add('aws_console_csv', sk, ['Access key ID,Secret access key', f'{kid},{sk}'], 'aws_secret_access_key', [kid])
+    kid2, sk2, pw2 = 'AKIA' + r(BASE32, 16), r(B64, 40), g.password(16)
+    add('aws_console_user_csv', sk2, ['User name,Password,Access key ID,Secret access key,Console login link',
+        f'deploy,{pw2},{kid2},{sk2},https://123456789012.signin.aws.amazon.com/console'], 'aws_secret_access_key',
+        [kid2])
+    v = r(ALNUM, 32)
+    inner = f'https://api.acme.io/v1/export?api_key={v}&format=csv'
+    add('url_encoded_in_url', v, f'https://login.acme.io/sso?next={quote(inner, safe="")}', 'api_key')
+    v = g.crc_token('ghp_')
+    add('urlencoded_redirect', v, 'https://auth.acme.io/cb?' + urlencode({'state': 'x1', 'redirect_uri':
+        f'https://ci.acme.io/hook?token={v}&job=7'}), 'token')
+    sk3, pw3 = 'sk_live_' + r(ALNUM, 99), g.password(15)
+    env = f'# production\nDATABASE_HOST=db.internal\nSTRIPE_SECRET_KEY={sk3}\nDB_PASSWORD={pw3}\nDEBUG=0\n'
+    add('base64_w76_env', sk3, tool_out('base64', '-w76', data=env.encode()).rstrip('\n').split('\n'), 'token',
+        [pw3])
+    gho = 'gho_' + g.crc_token('')[:36]
+    hosts = f'github.com:\n    user: deploy\n    oauth_token: {gho}\n    git_protocol: https\n'
+    add('xxd_hex_hosts', gho, tool_out('xxd', '-p', data=hosts.encode()).rstrip('\n').split('\n'), 'oauth_token')
+    return out
+
+def leak_near(rnd=None) -> list:
+    "Near-misses of each kind: a real word in hex, a base64 image, public keys, a URL with an ordinary query, ..."
+    from urllib.parse import quote
+    rnd = rnd or random.Random(32)
+    out = [tool_out('xxd', '-p', data=b'Hello, world: the build passed.\n').strip().replace('\n', ''),
+           '48656c6c6f20776f726c64', 'sha256 ' + rnd.randbytes(32).hex(),
+           tool_out('base64', '-w76', data=png_like(rnd)).replace('\n', ''),
+           tool_out('base64', '-w76', data=b'# settings\nDEBUG=0\nLOG_LEVEL=info\nWORKERS=4\n').strip()
+           .replace('\n', ''),
+           'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI' + base64.b64encode(rnd.randbytes(31)).decode() + ' deploy@ci',
+           'authorized_key: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI' + base64.b64encode(rnd.randbytes(31)).decode(),
+           'SSH_AUTHORIZED_KEY=ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ' + base64.b64encode(rnd.randbytes(60)).decode(),
+           'https://www.google.com/search?q=django+secret+key&hl=en',
+           'https://login.acme.io/sso?next=' + quote('https://app.acme.io/reports?page=2&sort=desc', safe=''),
+           'CLAUDE_CODE_SESSION_ID=' + str(uuid.UUID(int=rnd.getrandbits(128), version=4)),
+           'CLAUDE_CODE_MAX_OUTPUT_TOKENS=32000', 'CLAUDE_CODE_MESSAGING_SOCKET=/tmp/cc-socks/3888.sock',
+           'Access key ID,Secret access key', 'DJANGO_SETTINGS_MODULE=app.settings.production',
+           'git_protocol: https', 'SECRET_KEY_FALLBACKS=[]']
+    return list(dict.fromkeys(out))
+
+def png_like(rnd) -> bytes:
+    "The bytes of a small PNG: its signature, then compressed (random-looking) data"
+    return b'\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR' + rnd.randbytes(300)
+
+LEAK_CHANNELS = ['prompt', 'bash', 'read', 'json_result', 'subagent', 'agent_report', 'history', 'odd_lines']
+REPORT = 'There is one file: readme.md.'
+
+def plant_report(secrets, near, root, rnd=None):
+    "The subagent fixture, its subagent's final report holding every secret: relayed into the main session's result"
+    rnd = rnd or random.Random('agent_report')
+    text = channel_text(secrets, near, rnd)
+    cfg, sid = _copy_fixture('subagent', root/'agent_report')
+    files = [_main(cfg, sid), *sorted(cfg.glob(f'projects/*/{sid}/subagents/agent-*.jsonl'))]
+    n = 0
+    for f in files:
+        if esc(REPORT) in f.read_text(): _replace(f, REPORT, REPORT + '\n' + text); n += 1
+    assert n == 2, n  # the subagent's transcript, and the main session's result of its call
+    return cfg, sid, {}
+
+def views(data: bytes) -> list:
+    "`data` and what a reader decodes of it: newlines and escapes dropped (a terminal's wrap), URL-decoded, hex, base64"
+    from urllib.parse import unquote_to_bytes
+    plain = re.sub(rb'(^|\\n|\n) *\d{1,7}(?:\\t|\t|\xe2\x86\x92)', rb'\1', data)  # Read's line numbers
+    flat = re.sub(rb'\\r|\\n|\r|\n', b'', plain)
+    out = [data, flat, unquote_to_bytes(flat), unquote_to_bytes(unquote_to_bytes(flat))]
+    for m in re.finditer(rb'[0-9a-fA-F]{16,}', flat):
+        h = m.group().decode()
+        out += [bytes.fromhex(h[i:i + (len(h) - i) // 2 * 2]) for i in (0, 1)]  # however it is aligned
+    for m in re.finditer(rb'[A-Za-z0-9+/]{16,}={0,2}', flat):
+        b = m.group()
+        for skip in range(4):  # a run that starts mid-quad (`"auth":"...`), however it is aligned
+            c = b[skip:]
+            try: out.append(base64.b64decode(c[:len(c) // 4 * 4]))
+            except (binascii.Error, ValueError): pass
+    return out
+
+def count_decoded(needle, blobs): return sum(v.count(f) for b in blobs for v in views(b) for f in forms(needle))
+
+def measure_leaks(channel, secrets, near, root) -> Outcome:
+    "`measure` for issue 31's secrets: a secret counts as left when any decoding of a file still holds it"
+    if channel == 'agent_report': cfg, sid, _ = plant_report(secrets, near, root)
+    else: cfg, sid, _ = plant(channel, secrets, near, root/'leaks')
+    before = session_bytes(cfg, sid)
+    out = cfg.parent/'shared'
+    with config_dir(cfg): res = redact_sess(sid, out)
+    after = session_bytes(out, res.sid)
+    leaked, absent = {}, []
+    for s in secrets:
+        ns = s.needles()
+        if not any(count_decoded(n, before) for n in ns): absent.append(s.kind)
+        if left := [n for n in ns if count_decoded(n, after)]: leaked[s.kind] = left
+    changed = [n for n in near if count(n, before) != count(n, after)]
+    with config_dir(out): rep = redact_check(res.sid)
+    with config_dir(cfg): src_rc = 1 if redact_check(sid) else 0
+    return Outcome(channel, leaked, absent, changed, 1 if rep else 0, rep, src_rc)
+
 if __name__ == '__main__':
     ap = argparse.ArgumentParser()
     ap.add_argument('--mb', type=float, default=100)
@@ -610,6 +775,16 @@ if __name__ == '__main__':
         if o.check: print(f'{o.channel}: check found {o.check.foot()}')
     bad = [o.channel for o in outcomes if o.check_rc == 0 and o.leaked]
     print(f'copies that passed --check yet hold a planted secret: {bad or "none"}')
+    leaks, lnear = leak_secrets(), leak_near()
+    lo = [measure_leaks(c, leaks, lnear, root/'issue31') for c in LEAK_CHANNELS]
+    print(f'\nissue 31: {len(leaks)} leaks as the world makes them ({", ".join(s.kind for s in leaks)}), '
+          f'{len(lnear)} near-misses, {len(LEAK_CHANNELS)} channels; a leak counts as left if any decoding holds it')
+    print(summary(lo, leaks, lnear))
+    for o in lo:
+        if o.leaked: print(f'{o.channel}: left {sorted(o.leaked)}')
+        if o.changed: print(f'{o.channel}: near-misses changed {o.changed[:5]}')
+        if o.absent: print(f'{o.channel}: never planted {o.absent}')
+        if o.check: print(f'{o.channel}: check found {o.check.foot()}')
     if not a.no_resume:
         from llmsurgery.resume import resume_check
         for c in ('bash', 'read', 'json_result'):

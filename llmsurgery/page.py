@@ -21,7 +21,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/page.html.md"""
 __all__ = ['PAGE_CSS', 'PAGE_JS', 'CSP', 'FULL_MAX', 'page_agents', 'sess_page', 'write_page', 'write_site', 'sess_md']
 
 # %% ../nbs/16_page.ipynb #4d20860a
-import os, json, base64, hashlib
+import os, json, base64, hashlib, tempfile
 from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
@@ -36,7 +36,7 @@ from .sess import *
 from .thread import *
 from .usage import *
 from .forensics import *
-from .redact import Redactor
+from .redact import Redactor, redact_sess, redact_recs
 from .files import write_own, check_inside
 
 # %% ../nbs/16_page.ipynb #d0cc071f
@@ -124,35 +124,21 @@ def _toc(toc):
     return f'<h2>Prompts</h2><ol class="lls-toc">{items}</ol>'
 
 # %% ../nbs/16_page.ipynb #cca69ad4
-def sess_page(s=None, # a session, as `open_sess` takes it
-              cwd=None, # the project directory for `.` and for ids
-              redact:bool=False, # replace the secrets of the session and its subagents with placeholders first
-              mx:int=5000, # cut each string at this many characters
-              budget:int=2_000_000, # stop adding messages once the conversation's HTML is this long
-              full:int=FULL_MAX, # characters of cut text to keep on the page, folded under the cuts, in all
-             ) -> str:
-    """Session `s` as one self-contained HTML page: its stats and charts, a table of its prompts, then its
-    conversation (subagents inside), with a search"""
-    return _page(open_sess(s, cwd), redact, mx, budget, full)[0]
-
-def _page(s, redact=False, mx=5000, budget=2_000_000, full=FULL_MAX):
-    "`(page, stats)` of `Sess` `s`, as `sess_page` makes them"
-    st, red = sess_stats(s), Redactor() if redact else None
-    recs = _redact(red, s.recs) if red is not None else s.recs
-    th = sess_thread(recs)
-    with keep_full(full): agents = page_agents(s, red, mx)
+def _page(s, mx=5000, budget=2_000_000, full=FULL_MAX, report=None):
+    "`(page, stats)` of `Sess` `s` (`report`: what redaction found, when `s` is a redacted copy)"
+    st, th = sess_stats(s), sess_thread(s.recs)
+    with keep_full(full): agents = page_agents(s, None, mx)
     calls = {i for r in th for i in tool_use_ids(r)}
     inside = {a.tool_use_id: h for a, h in agents if a.tool_use_id in calls}
     others = [h for a, h in agents if a.tool_use_id not in calls]
     lines = [(k, v) for k, v in st.lines() if v not in (None, '')]
-    if red is not None: lines = [(k, red.text(str(v))) for k, v in lines]
-    title = (red.text(s.label) if red is not None else s.label) or s.sid
+    title = s.label or s.sid
     trs = ''.join(f'<tr><th>{html_esc(k)}</th><td>{html_cut(v, 400)}</td></tr>' for k, v in lines)
     banner = ''
-    if red is not None:
-        kinds = ', '.join(f'{k} {n}' for k, n in Counter(f['kind'] for f in red.findings).most_common())
+    if report is not None:
+        kinds = ', '.join(f'{k} {n}' for k, n in report.counts.items())
         banner = ('<div class="lls-banner"><b>Redacted.</b> The secrets of this session and its subagents were '
-                  f'replaced by placeholders before this page was made: {len(red.findings):,} found'
+                  f'replaced by placeholders before this page was made: {len(report):,} found'
                   + (f' ({html_esc(kinds)})' if kinds else '') + '.</div>')
     toc = []
     with keep_full(full): conv = html_recs(th, mx, budget, agents=inside, usage=_msg_use, toc=toc)
@@ -163,7 +149,7 @@ def _page(s, redact=False, mx=5000, budget=2_000_000, full=FULL_MAX):
     body = (f'<h1>{html_cut(title, 300)}</h1>{banner}<table>{trs}</table>{stats_charts(st)}{_toc(toc)}'
             f'<h2>Conversation, as <code>claude --resume</code> rebuilds it</h2>{find}{conv}{rest}'
             f'<div class="lls-foot">Made by llmsurgery {html_esc(__version__)} on {html_esc(when)} from '
-            f'{html_esc(s.path.name if s.path else s.sid)}{" (redacted)" if red is not None else ""}.</div>')
+            f'{html_esc(s.path.name if s.path else s.sid)}{" (redacted)" if report is not None else ""}.</div>')
     return (_head(CSP, title) + f'<body><div class="lls lls-page">{body}</div>'
             f'<script>{PAGE_JS}</script></body></html>\n'), st
 
@@ -174,6 +160,30 @@ def _head(csp, title):
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<title>{html_esc(trunc(title, 120, count=False))}</title><meta name="generator" content="llmsurgery">'
             f'<style>{VIEW_CSS}{PAGE_CSS}</style></head>')
+
+
+# %% ../nbs/16_page.ipynb #d484291e
+def _made(s, redact=False, mx=5000, budget=2_000_000, full=FULL_MAX):
+    "`(page, stats)` of `Sess` `s`; with `redact`, both made from a redacted copy alone"
+    if not redact: return _page(s, mx, budget, full)
+    if s.path is None:  # records in memory: redacted in memory
+        res = redact_recs(s.recs)
+        return _page(Sess(recs=res.recs), mx, budget, full, res.report)
+    with tempfile.TemporaryDirectory(prefix='llmsurgery-page-') as d:  # the page knows the redacted copy alone
+        res = redact_sess(s, dest=d)
+        with config_dir(d): return _page(open_sess(res.path), mx, budget, full, res.report)
+
+def sess_page(s=None, # a session, as `open_sess` takes it
+              cwd=None, # the project directory for `.` and for ids
+              redact:bool=False, # make the page from a redacted copy of the session, its subagents and side files
+              mx:int=5000, # cut each string at this many characters
+              budget:int=2_000_000, # stop adding messages once the conversation's HTML is this long
+              full:int=FULL_MAX, # characters of cut text to keep on the page, folded under the cuts, in all
+             ) -> str:
+    """Session `s` as one self-contained HTML page: its stats and charts, a table of its prompts, then its
+    conversation (subagents inside), with a search"""
+    return _made(open_sess(s, cwd), redact, mx, budget, full)[0]
+
 
 # %% ../nbs/16_page.ipynb #5c13bb7e
 def write_page(s=None, # a session, as `open_sess` takes it
@@ -248,7 +258,7 @@ def write_site(dest, # the folder: `index.html`, and a page per session in a fol
         prev = old.get(s.sid)
         if isinstance(prev, dict) and prev.get('key') == key and (dest/page).is_file(): rows[s.sid] = prev
         else:
-            html, st = _page(s, redact, mx)
+            html, st = _made(s, redact, mx)
             (dest/s.project).mkdir(exist_ok=True)
             os.chmod(write_own(check_inside(dest/page, dest), html.encode(), force), 0o644)  # made to be shared
             rows[s.sid] = dict(sid=s.sid, key=key, page=page, project=s.project, cwd=s.cwd, last=s.last_active,

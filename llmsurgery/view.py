@@ -254,7 +254,7 @@ def _input_html(name, inp, mx):
     if path and name == 'Write' and isinstance(c := d.get('content'), str):
         return (f'<div class="lls-lbl">wrote {html_cut(path, 400)} · {len(c.splitlines()):,} lines</div>'
                 f'<pre>{html_fold(c, mx)}</pre>')
-    js = inp if isinstance(inp, str) else json.dumps(inp, indent=1, ensure_ascii=False, default=str)
+    js = inp if isinstance(inp, str) else json_text(inp, indent=1)
     return f'<div class="lls-lbl">input</div><pre>{html_fold(js, mx)}</pre>'
 
 def html_call(name, # the tool
