@@ -225,13 +225,17 @@ def _side_key(path) -> tuple:
 SETTLED = 10 * 10**9  # ns: a file or folder unchanged this long before it was read reads the same while its stat holds
 _READ, _READ_MAX = {}, 1 << 16  # path -> (stat, what `_read_info` found): transcripts settled when they were read
 
+def _memo_key(path, st) -> tuple:
+    "What must hold for a memo of `path` (stat `st`) to stand: the transcript's stat, and its sidecars'"
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev, _side_key(path)
+
 def _read_info(path, # a transcript
                mate:bool=False, # also its teammate (`_mate_in`)
               ) -> dict:
     "What a listing reads of `path`: `info`, `side` (None: empty; else: is its first record a sidechain's), `mate`"
     try: st = os.stat(path)
     except OSError: st = None
-    key = st and (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev, _side_key(path))
+    key = st and _memo_key(path, st)
     if key and (hit := _READ.get(p := str(path))) and hit[0] == key and (not mate or 'mate' in hit[1]):
         return {k: AttrDict(v) if isinstance(v, dict) else v for k, v in hit[1].items()}  # copies: callers may edit
     head, tail, fst, middle = _head_tail(path)
