@@ -63,6 +63,7 @@ def _repr_markdown_(self:Dialog, mx:int=3000):
     return f'**{md_esc(self.name)}** ({len(self.messages)} messages)\n\n{body}'
 
 # %% ../nbs/12_dialog.ipynb #96a09c6f
+import gc
 from json import dumps
 from fastcore.utils import obj2dict
 from fastcore.xtras import rtoken_hex
@@ -83,6 +84,7 @@ class NbStream:
         "Write the message made last as a cell, as `write_ipynb` writes it"
         if self.last is None: return
         cell, self.last = self.last.to_cell(), None
+        if self.n % 256 == 0: gc.collect(1)  # the cycles a message leaves, which would pile up under `no_gc`
         if cell['cell_type'] == 'code' and (atts := cell.pop('attachments', None)): self.atts[cell['id']] = atts
         repair_cell(cell)
         if (i := cell.get('id')) in self.ids: cell['id'] = rtoken_hex(4)  # as `repair_nb` does
