@@ -156,7 +156,17 @@ def _fit(ty, v):
     return v if isinstance(v, str) else _BAD
 
 # %% ../nbs/15_export.ipynb #8045334b
-_BATCH = 10_000  # rows: a partition is written a row group of this many at a time, never held whole
+_BATCH, _BATCH_MB = 10_000, 4  # a partition is written a row group at a time, of this many rows or MB of text at most
+# (pyarrow's writer holds several copies of a row group: its size, not the partition's, sets the peak)
+
+def _batches(rows, n=None, mb=None):
+    "`rows` in lists of at most `n` rows (`_BATCH`) or about `mb` MB of text (`_BATCH_MB`)"
+    n, mb, out, size = n or _BATCH, mb or _BATCH_MB, [], 0
+    for r in rows:
+        out.append(r)
+        size += sum(len(v) for v in r if isinstance(v, str))
+        if len(out) >= n or size >= mb*1e6: yield out; out, size = [], 0
+    if out: yield out
 
 def _hashing(rows, h, n):
     "`rows`, hashing them into `h` as `repr` of their list would read (`n[0]`: how many) as they pass"
@@ -179,9 +189,9 @@ def _write_part(dest, table, project, month, rows, redactor=None, same=None) -> 
     tmp = part.with_name(part.name + '.tmp')
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    bad, it = dict.fromkeys([c for c, *_ in spec], 0), iter(rows)
+    bad = dict.fromkeys([c for c, *_ in spec], 0)
     with pq.ParquetWriter(tmp/'part-0.parquet', schema) as w:
-        while batch := list(itertools.islice(it, _BATCH)):
+        for batch in _batches(rows):
             data = {}
             for i, (c, ty, _) in enumerate(spec):
                 vals = [_fit(ty, r[i]) for r in batch]
