@@ -177,6 +177,7 @@ def _hashing(rows, h, n):
         yield r
     h.update(b']')
 
+# %% ../nbs/15_export.ipynb #bc7e3445
 def _write_part(dest, table, project, month, rows, redactor=None, same=None) -> tuple:
     """Write a partition as `write_partition` does, a batch of rows at a time: `(digest, rows, folder)`; nothing is
     replaced (folder None) when the rows' digest is `same` and the partition is there"""

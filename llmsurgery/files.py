@@ -242,6 +242,7 @@ def check_own(path, # a file llmsurgery is about to write
                                     'refusing to replace it')
     return same
 
+# %% ../nbs/06a_files.ipynb #db788b0b
 def write_own(path, # the file to write
               data:bytes, # its whole content
               force:bool=False, # replace whatever file is there
