@@ -118,9 +118,13 @@ def export_rows(ix:ArchiveIndex, # an up-to-date index
                 project:str, # a project folder's name
                ):
     "Yield `(month, rows)` for each partition of `table` in `project`: its rows as tuples, in order"
+    for m, rows in _partitions(ix, table, project): yield m, list(rows)
+
+def _partitions(ix, table, project):
+    "`export_rows`' partitions, each's rows an iterator over the query: a partition need not fit in memory"
     ix.con.create_function('month_of', 1, month_of, deterministic=True)
     cur = ix.con.execute(_ROWS[table], (project,))
-    for m, rows in itertools.groupby(cur, key=lambda r: r[0]): yield m, [r[1:] for r in rows]
+    for m, rows in itertools.groupby(cur, key=lambda r: r[0]): yield m, (r[1:] for r in rows)
 
 # %% ../nbs/15_export.ipynb #c0b74f5e
 _TEXT = dict(sessions={'title'}, records={'text'}, tool_calls={'input', 'path', 'command', 'result'}, messages=set())
@@ -152,31 +156,69 @@ def _fit(ty, v):
     return v if isinstance(v, str) else _BAD
 
 # %% ../nbs/15_export.ipynb #8045334b
-def write_partition(dest:Path, # the export's folder
-                    table:str, # a table of `EXPORT_SCHEMA`
-                    project:str, # the project (folder name)
-                    month:str, # the month, `2026-11` or `unknown`
-                    rows:list, # the partition's rows, as `export_rows` gives them
-                    redactor:Redactor=None, # redact free text with this
-                   ) -> Path:
-    "Write the rows of one partition of `table` as Parquet, replacing the partition; its folder"
+_BATCH, _BATCH_MB = 10_000, 4  # a partition is written a row group at a time, of this many rows or MB of text at most
+# (pyarrow's writer holds several copies of a row group: its size, not the partition's, sets the peak)
+
+def _batches(rows, n=None, mb=None):
+    "`rows` in lists of at most `n` rows (`_BATCH`) or about `mb` MB of text (`_BATCH_MB`)"
+    n, mb, out, size = n or _BATCH, mb or _BATCH_MB, [], 0
+    for r in rows:
+        out.append(r)
+        size += sum(len(v) for v in r if isinstance(v, str))
+        if len(out) >= n or size >= mb*1e6: yield out; out, size = [], 0
+    if out: yield out
+
+def _hashing(rows, h, n):
+    "`rows`, hashing them into `h` as `repr` of their list would read (`n[0]`: how many) as they pass"
+    h.update(b'[')
+    for k, r in enumerate(rows):
+        h.update(((', ' if k else '') + repr(r)).encode())
+        n[0] = k + 1
+        yield r
+    h.update(b']')
+
+# %% ../nbs/15_export.ipynb #bc7e3445
+def _write_part(dest, table, project, month, rows, redactor=None, same=None) -> tuple:
+    """Write a partition as `write_partition` does, a batch of rows at a time: `(digest, rows, folder)`; nothing is
+    replaced (folder None) when the rows' digest is `same` and the partition is there"""
     pa, pq = _pa()
-    schema, cols = arrow_schema(table), [c for c, *_ in EXPORT_SCHEMA[table]['cols']]
-    if redactor is not None: rows = _redacted(redactor, table, rows, cols)
-    data = {c: [r[i] for r in rows] for i, c in enumerate(cols)}
-    for c, ty, _ in EXPORT_SCHEMA[table]['cols']:
-        vals = data[c] = [_fit(ty, v) for v in data[c]]
-        if bad := sum(v is _BAD for v in vals):
-            warnings.warn(f'{table} of {project}, {month}: {bad} value(s) of `{c}` that are not {ty} left empty')
-            data[c] = [None if v is _BAD else v for v in vals]
+    schema, spec = arrow_schema(table), EXPORT_SCHEMA[table]['cols']
+    h, n = hashlib.sha1(), [0]
+    rows = _hashing(rows, h, n)
+    if redactor is not None: rows = _redacted(redactor, table, list(rows), [c for c, *_ in spec])  # learnt first
     part = Path(dest)/table/f'project={project}'/f'month={month}'
     tmp = part.with_name(part.name + '.tmp')
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    pq.write_table(pa.table(data, schema=schema), tmp/'part-0.parquet')
+    bad = dict.fromkeys([c for c, *_ in spec], 0)
+    with pq.ParquetWriter(tmp/'part-0.parquet', schema) as w:
+        for batch in _batches(rows):
+            data = {}
+            for i, (c, ty, _) in enumerate(spec):
+                vals = [_fit(ty, r[i]) for r in batch]
+                if k := sum(v is _BAD for v in vals): bad[c] += k; vals = [None if v is _BAD else v for v in vals]
+                data[c] = vals
+            w.write_table(pa.table(data, schema=schema))
+    for c, ty, _ in spec:
+        if bad[c]:
+            warnings.warn(f'{table} of {project}, {month}: {bad[c]} value(s) of `{c}` that are not {ty} left empty')
+    digest = h.hexdigest()[:16]
+    if digest == same and part.exists():
+        shutil.rmtree(tmp)
+        return digest, n[0], None
     if part.exists(): shutil.rmtree(part)
     tmp.rename(part)
-    return part
+    return digest, n[0], part
+
+def write_partition(dest:Path, # the export's folder
+                    table:str, # a table of `EXPORT_SCHEMA`
+                    project:str, # the project (folder name)
+                    month:str, # the month, `2026-11` or `unknown`
+                    rows, # the partition's rows, as `export_rows` gives them (any iterable: read once)
+                    redactor:Redactor=None, # redact free text with this
+                   ) -> Path:
+    "Write the rows of one partition of `table` as Parquet, replacing the partition, a batch at a time; its folder"
+    return _write_part(dest, table, project, month, rows, redactor)[2]
 
 # %% ../nbs/15_export.ipynb #48528496
 def _print(*parts): return hashlib.sha1(json.dumps(parts, default=str).encode()).hexdigest()[:16]
@@ -258,11 +300,9 @@ def export_parquet(dest, # the folder to write (created when missing)
         res.changed += 1
         for table in EXPORT_SCHEMA:
             old, new = parts.setdefault(table, {}).get(proj, {}), {}
-            for month, rows in export_rows(ix, table, proj):
-                new[month] = hashlib.sha1(repr(rows).encode()).hexdigest()[:16]
-                if old.get(month) == new[month] and (dest/table/f'project={proj}'/f'month={month}').exists(): continue
-                write_partition(dest, table, proj, month, rows, rd)
-                res.partitions, res.rows = res.partitions + 1, res.rows + len(rows)
+            for month, rows in _partitions(ix, table, proj):  # written as read; kept only if it changed
+                new[month], n, part = _write_part(dest, table, proj, month, rows, rd, old.get(month))
+                if part is not None: res.partitions, res.rows = res.partitions + 1, res.rows + n
             _remove(dest, table, proj, set(old) - set(new))
             parts[table][proj] = new
         state['projects'][proj] = fp

@@ -13,7 +13,7 @@ Docs: https://llmsurgery.github.io/llmsurgery/files.html.md"""
 # %% auto #0
 __all__ = ['STALE_TMP', 'check_inside', 'fsync_dir', 'atomic_open', 'atomic_write', 'copy_file', 'clean_tmp', 'open_locked',
            'lock_file', 'file_blocks', 'holds_exactly', 'file_digest', 'ledger_path', 'note_written', 'is_own_write',
-           'write_own', 'Digested']
+           'check_own', 'write_own', 'Digested']
 
 # %% ../nbs/06a_files.ipynb #d9fcfc76
 import os, re, stat, time, fcntl, shutil, hashlib, tempfile, warnings
@@ -227,6 +227,22 @@ def is_own_write(path, # a file
     return any(e.get('size') == size and e.get('digest') == digest for e in noted)
 
 # %% ../nbs/06a_files.ipynb #52a08180
+def check_own(path, # a file llmsurgery is about to write
+              force:bool=False, # replace whatever file is there
+              refuse:str=None, # the error to raise when it will not replace the file (default: one naming `path`)
+              data:bytes=None, # what it will hold, if known: a file holding exactly that may be replaced
+             ) -> bool:
+    "Raise `ExistsError` unless `path` is new, what llmsurgery last wrote there, holds `data`, or `force`; holds `data`?"
+    path = Path(path)
+    if path.is_symlink() or path.exists() and not path.is_file():
+        raise ExistsError(f'{path} is not a regular file: refusing to replace it')
+    same = data is not None and holds_exactly(path, data)
+    if path.exists() and not same and not force and not is_own_write(path):
+        raise ExistsError(refuse or f'{path} exists and is not what llmsurgery last wrote there: '
+                                    'refusing to replace it')
+    return same
+
+# %% ../nbs/06a_files.ipynb #db788b0b
 def write_own(path, # the file to write
               data:bytes, # its whole content
               force:bool=False, # replace whatever file is there
@@ -234,12 +250,7 @@ def write_own(path, # the file to write
              ) -> Path:
     "Write `data` to `path` atomically if it is new or holds what llmsurgery last wrote there (`force`: any file)"
     path = Path(path)
-    if path.is_symlink() or path.exists() and not path.is_file():
-        raise ExistsError(f'{path} is not a regular file: refusing to replace it')
-    same = holds_exactly(path, data)
-    if path.exists() and not same and not force and not is_own_write(path):
-        raise ExistsError(refuse or f'{path} exists and is not what llmsurgery last wrote there: '
-                                    'refusing to replace it')
+    same = check_own(path, force, refuse, data)
     note_written(path, data)
     return path if same else atomic_write(path, data, replace=path.exists())
 

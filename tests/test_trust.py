@@ -120,12 +120,12 @@ def test_01_starting_an_export_again_removes_only_its_own_partitions(arc, capsys
 EXPORT_KILLER = r'''
 import os, sys, signal
 import llmsurgery.export as m
-n, orig = [0], m.write_partition
+n, orig = [0], m._write_part  # each partition export_parquet writes
 def wp(*a, **k):
     n[0] += 1
     if n[0] == int(sys.argv[2]): os.kill(os.getpid(), signal.SIGKILL)
     return orig(*a, **k)
-m.write_partition = wp
+m._write_part = wp
 m.export_parquet(sys.argv[1])
 '''
 
