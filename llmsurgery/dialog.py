@@ -72,7 +72,8 @@ from fastcore.nbio import nb2dict, nb2str, repair_cell
 # %% ../nbs/12_dialog.ipynb #4c4bab3f
 class NbStream:
     "A dialog's `messages` written to binary file `f` as notebook cells, each once the next is made (`close`: the end)"
-    def __init__(self, f, meta=None): self.f, self.meta, self.n, self.last, self.atts, self.ids = f, meta, 0, None, {}, set()
+    def __init__(self, f, meta=None):
+        self.f, self.meta, self.n, self.last, self.atts, self.ids = f, meta, 0, None, {}, set()
     def __len__(self): return self.n
     def __iter__(self): return iter(() if self.last is None else (self.last,))
     def insert(self, idx, m):

@@ -232,7 +232,7 @@ def check_own(path, # a file llmsurgery is about to write
               refuse:str=None, # the error to raise when it will not replace the file (default: one naming `path`)
               data:bytes=None, # what it will hold, if known: a file holding exactly that may be replaced
              ) -> bool:
-    "Raise `ExistsError` unless `path` is new, what llmsurgery last wrote there, holds `data`, or `force`; holds `data`?"
+    "Raise `ExistsError` unless `path` is new, what llmsurgery last wrote, holds `data`, or `force`; holds `data`?"
     path = Path(path)
     if path.is_symlink() or path.exists() and not path.is_file():
         raise ExistsError(f'{path} is not a regular file: refusing to replace it')

@@ -244,6 +244,8 @@ def touched_files(s=None, # a session, as `open_sess` takes it
     rows = sorted(files.values(), key=lambda o: -(o.read + o.written + o.edited + o.failed))
     return Rows(rows, cols=['read', 'written', 'edited', 'failed', 'failed_as', 'path'], title='Files touched')
 
+
+# %% ../nbs/11_forensics.ipynb #40bdb802
 _exit_re = re.compile(r'^(?:Error: )?Exit code (\d+)')
 
 def exit_code(c, # a Bash `ToolCall`
@@ -272,6 +274,7 @@ def sess_errors(s=None, # a session, as `open_sess` takes it
     calls = sess_tools(s, cwd, agents).filter(lambda c: c.failed)
     return Rows(calls, cols=_agent_col(calls) + ['idx', 'time', 'id', 'name', 'summary', 'result'],
                 title='Failed tool calls')
+
 
 # %% ../nbs/11_forensics.ipynb #ece8b36b
 _AGENT_TOOLS = {'Agent', 'Task'}

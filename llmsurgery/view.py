@@ -331,6 +331,8 @@ def _prompt_anchor(r, toc):
     toc.append((k := f'prompt-{len(toc) + 1}', trunc(' '.join(t.split()), 120, count=False), r))
     return f' id="{k}"'
 
+
+# %% ../nbs/03a_view.ipynb #33f5aeaa
 def html_recs(recs, # the records to show, in order
               mx:int=2000, # cut each string at this many characters (None: never)
               budget:int=250_000, # stop adding messages once the HTML is this many characters long

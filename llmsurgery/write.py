@@ -396,6 +396,8 @@ def _when_whole(fd, path, wait=None) -> tuple:
         time.sleep(0.001)
         if (new := os.fstat(fd).st_size) != size: size, since = new, time.monotonic()
 
+
+# %% ../nbs/07_write.ipynb #395f1e2e
 def _mend(fd, path, size, at, n, wait):
     """Our `n` bytes landed at byte `at`, after half a line another writer began at byte `size`: once that writer ends
     its line (after ours), swap them in place, its whole line first; the bytes stay the same, only their order moves"""
@@ -432,6 +434,8 @@ def _append(fd, path, data:bytes, wait=None):
         if now > size and os.pread(fd, now - size, size) == data[:now - size]: os.ftruncate(fd, size)
         raise
 
+
+# %% ../nbs/07_write.ipynb #9b814b37
 def _load_past_bad(path) -> L:
     "The records of session `path` (a big one's read as used); lines that are not records left out, with a warning"
     bad = []
@@ -467,6 +471,7 @@ def append_sess(recs, # the records to add, in order
         _append(fd, path, data)
     finally: os.close(fd)  # and so unlocks
     return path.stem
+
 
 # %% ../nbs/07_write.ipynb #53107202
 def open_tool_calls(recs, # transcript records
