@@ -21,7 +21,8 @@ def answers(index=False) -> dict:
     if index:
         from llmsurgery.archive_index import ArchiveIndex
         ix = ArchiveIndex(); ix.update(price=True)
-    out = dict(ls=ls_sess().to_data(), ls_again=ls_sess().to_data(), tree=[(s.sid, s.label, sorted(s.agents)) for s in sess_tree()],
+    out = dict(ls=ls_sess().to_data(), ls_again=ls_sess().to_data(),
+               tree=[(s.sid, s.label, sorted(s.agents)) for s in sess_tree()],
                info=[(s.sid, s.info) for s in sess_tree(agents=False)],
                phrase=find_sess(PHRASE, index=ix).rows(), word=find_sess('notes', index=ix).rows())
     for by in ('day', 'session', 'model', 'project'): out[f'usage-{by}'] = find_usage(by, utc=True, index=ix).rows()

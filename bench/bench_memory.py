@@ -48,7 +48,8 @@ COMMANDS = {  # name -> arguments
     'export --parquet': ['export', '--parquet', '{tmp}/export-parquet'],  # the index is built first, untimed
 }
 PREP = {'export --parquet': (['index'], 'export-parquet')}  # name -> (a command run first, a folder removed first)
-TARGETED = {'sess2nb', 'export --parquet', 'show', 'stats', 'usage', 'tools', 'errors', 'redact --check', 'resume-preview', 'fork', 'show --agent',
+TARGETED = {'sess2nb', 'export --parquet', 'show', 'stats', 'usage', 'tools', 'errors', 'redact --check',
+            'resume-preview', 'fork', 'show --agent',
             'tools (agents)', 'agents', 'stats (agents)'}
 OF_AGENT = {'show --agent', 'tools (agents)', 'agents', 'stats (agents)'}  # measured against the subagent's size
 

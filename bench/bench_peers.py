@@ -13,7 +13,8 @@ Each pair runs `--runs` times in turn, so a burst of load falls on both alike; t
 machine's load average (other processes share the cores: read the ratios, not the seconds). A peer that is not
 installed is said so and skipped.
 
-    .venv/bin/python bench/bench_peers.py [--mb 100,300,1000] [--runs 3] [--ccusage /work/peers/node_modules/.bin/ccusage]
+    .venv/bin/python bench/bench_peers.py [--mb 100,300,1000] [--runs 3]
+        [--ccusage /work/peers/node_modules/.bin/ccusage]
 """
 import argparse, os, resource, shutil, subprocess, sys, tempfile, time
 from pathlib import Path

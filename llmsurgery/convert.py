@@ -106,7 +106,11 @@ def rec_frags(recs, # the records of a conversation, in order (usually `sess_thr
     "`(role, parts, rec, msg_id, blocks)` for each record of `recs` that carries conversation"
     return list(iter_frags(recs, attachments, think, system))
 
-def iter_frags(recs, attachments=False, think=True, system=False):
+def iter_frags(recs, # a session's records, in file order (a big one's read from its file as used)
+               attachments:bool=False, # Claude Code's context attachments too
+               think:bool=True, # thinking blocks too
+               system:bool=False, # system records too
+              ):
     "`rec_frags`' fragments, made as they are taken: the records behind them are read only then"
     calls = _Calls()
     for r in recs:

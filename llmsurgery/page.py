@@ -37,6 +37,7 @@ from .thread import *
 from .usage import *
 from .forensics import *
 from .redact import Redactor, redact_sess, redact_recs
+from .util import read_json
 from .files import write_own, check_inside
 
 # %% ../nbs/16_page.ipynb #d0cc071f
@@ -217,8 +218,8 @@ def _key(s):
 
 def _site_state(dest, redact):
     "The rows of the site in `dest`, when this version of llmsurgery made it the same way (else none)"
-    try: old = json.loads((dest/_SITE).read_text())
-    except (OSError, ValueError): return {}
+    try: old = read_json(dest/_SITE, limit=1 << 26)
+    except (OSError, InputError): return {}
     ok = isinstance(old, dict) and old.get('version') == __version__ and old.get('redact') == redact
     return old.get('sessions', {}) if ok and isinstance(old.get('sessions'), dict) else {}
 

@@ -266,7 +266,9 @@ def sess_grep(pat, # a regex (`(?i)` for any case)
     s, rx = open_sess(sid, cwd), user_re(pat)
     def hits(p, aid=None):
         hs = None
-        with skipping(p): hs = _search_file(rx, p, None, maxlen, role, tool, since, until)
+        with skipping(p):  # a Codex rollout is searched as the records it reads as
+            recs = None if (o := sess_of(p)).source == 'claude' else L(o.recs)
+            hs = _search_file(rx, p, recs, maxlen, role, tool, since, until)
         for h in hs or (): h.agent = aid or h.agent
         return hs
     ahs = {a: hs for a, p in (s.agents.items() if agents else ()) if (hs := hits(p, a))}

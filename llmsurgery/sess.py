@@ -309,7 +309,7 @@ class Sess:
     prompt = property(lambda self: self.info.prompt, doc="Its first prompt")
     label = property(lambda self: self.title or self.prompt or '', doc="Its title, else its first prompt")
     tag = property(lambda self: self.info.tag, doc="Its tag (the SDK's `tag_session`), or None")
-    archived = property(lambda self: self.info.archived, doc="Archived (`archiveSession`): True, False or None")
+    archived = property(lambda self: self.info.get('archived'), doc="Archived (`archiveSession`): True, False or None")
 
     def __repr__(self):
         if self.agent: return f'Sess(agent {self.agent} of {self.sid}, {len(self.recs)} records)'
@@ -347,7 +347,7 @@ def to_data(self:Sess) -> dict:
     "The session as plain data: id, path, project and the listing's metadata (`ended`: its last timestamp)"
     t = self.mtime  # also as an ISO time with the local zone's offset, `modified`
     return dict(sid=self.sid, agent=self.source, path=str(self.path) if self.path else None, project=self.project,
-                **{k: self.info[k] for k in ('cwd', 'branch', 'started', 'ended', 'fork_of', 'mtime', 'size',
+                **{k: self.info.get(k) for k in ('cwd', 'branch', 'started', 'ended', 'fork_of', 'mtime', 'size',
                                                      'title', 'tag', 'prompt', 'archived')},
                 modified=datetime.fromtimestamp(t, timezone.utc).astimezone().isoformat() if t else None)
 

@@ -28,6 +28,10 @@ from .files import atomic_write
 SKILL_NAME = 'llmsurgery'
 _MARK = '<!-- written by `llmsurgery skill install`; `llmsurgery skill uninstall` removes it -->'
 
+def _head_of(p, n=1 << 16) -> bytes:
+    "The first `n` bytes of file `p`"
+    with open(p, 'rb') as f: return f.read(n)
+
 def llmsurgery_cmd(project=None, # the folder of the project whose skill it is (None: the user's skill)
                   ) -> str:
     """The `llmsurgery` command to write into the skill. The user's: the script beside this Python, else `llmsurgery`
@@ -40,7 +44,7 @@ def llmsurgery_cmd(project=None, # the folder of the project whose skill it is (
     try: rel = Path(os.path.abspath(exe)).relative_to(root)
     except ValueError: return 'llmsurgery'  # this machine's path means nothing on another: PATH's
     run = root/'tools'/'run'
-    if rel == Path('.venv/bin/llmsurgery') and run.is_file() and 'llmsurgery' in run.read_text(errors='replace'):
+    if rel == Path('.venv/bin/llmsurgery') and run.is_file() and b'llmsurgery' in _head_of(run):
         return 'tools/run'
     return str(rel)
 

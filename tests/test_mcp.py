@@ -72,7 +72,7 @@ def test_bad_input_is_a_tool_error_and_the_server_goes_on(cfg):
     _, res = talk(mcp_server(), *calls)
     texts = [r.content[0].text for r in res]
     assert [r.is_error for r in res] == [True]*9 + [False]
-    assert "No session or agent with id, id prefix or title 'no-such-session'" in texts[0]
+    assert "No session or agent with id, id prefix, title or first prompt 'no-such-session'" in texts[0]
     assert texts[1].startswith("Not a regular expression: '(oops'")
     assert "'agents' input should be a valid boolean" in texts[2] and "'perhaps'" in texts[2]
     assert "'query' is missing" in texts[3] and "there is no argument 'sesion'" in texts[4]
@@ -232,7 +232,8 @@ def test_claude_code_calls_every_tool(bin, cfg, tmp_path):
     got = [results(recs)[c['id']] for c in calls_of(recs)]
     assert len(got) == len(READS) + 1
     assert [READS[i][0] for i, b in enumerate(got[:-1]) if b.get('is_error')] == []
-    assert got[-1]['is_error'] and "No session or agent with id, id prefix or title 'nope'" in text_of(got[-1])
+    assert got[-1]['is_error']
+    assert "No session or agent with id, id prefix, title or first prompt 'nope'" in text_of(got[-1])
     texts = {n: text_of(b) for (n, _), b in reversed(list(zip(READS, got)))}  # each tool's first call
     # rows: the model is given structuredContent alone, as JSON; text: the text
     assert TOOLS in [r['sid'] for r in json.loads(texts['find_sessions'])['rows']]  # and the running one: it said so
