@@ -42,16 +42,10 @@ def codex_dir() -> Path:
     d = os.environ.get('CODEX_HOME')
     return Path(d).expanduser() if d else Path.home()/'.codex'
 
-@contextmanager
 def codex_home_dir(path, # the folder to use as `$CODEX_HOME` inside the block
                   ):
-    "Point `$CODEX_HOME` at `path` inside a `with` block, restoring it afterwards"
-    old = os.environ.get('CODEX_HOME')
-    os.environ['CODEX_HOME'] = str(path)
-    try: yield Path(path)
-    finally:
-        if old is None: os.environ.pop('CODEX_HOME', None)
-        else: os.environ['CODEX_HOME'] = old
+    "Point `$CODEX_HOME` at `path` inside a `with` block, restoring it afterwards (`env_dir`)"
+    return env_dir('CODEX_HOME', path)
 
 # %% ../nbs/04b_codex.ipynb #2a26f596
 _roll_re = re.compile(r'rollout-.+-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl')
